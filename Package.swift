@@ -1,0 +1,41 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let package = Package(
+    name: "TilecastAuth",
+    products: [
+        .library(name: "TilecastAuth", targets: ["TilecastAuth"]),
+        .executable(name: "tilecast-auth", targets: ["TilecastAuthTool"]),
+    ],
+    targets: [
+        .target(name: "TilecastAuth"),
+        .executableTarget(name: "TilecastAuthTool", dependencies: ["TilecastAuth"]),
+        .testTarget(name: "TilecastAuthTests", dependencies: ["TilecastAuth"]),
+    ]
+)
+
+for target in package.targets where [.regular, .test, .executable].contains(target.type) {
+    var settings = target.swiftSettings ?? []
+    // SE-0335 (https://github.com/swiftlang/swift-evolution/blob/main/proposals/0335-existential-any.md):
+    // existentials are spelled `any P`.
+    settings.append(.enableUpcomingFeature("ExistentialAny"))
+    // SE-0444 (https://github.com/swiftlang/swift-evolution/blob/main/proposals/0444-member-import-visibility.md):
+    // a file sees only the members of the modules it imports itself.
+    settings.append(.enableUpcomingFeature("MemberImportVisibility"))
+    // SE-0409 (https://github.com/swiftlang/swift-evolution/blob/main/proposals/0409-access-level-on-imports.md):
+    // an `import` is internal unless it is written `public import`.
+    settings.append(.enableUpcomingFeature("InternalImportsByDefault"))
+    // SE-0461 (https://github.com/swiftlang/swift-evolution/blob/main/proposals/0461-async-function-isolation.md):
+    // nonisolated async functions run on the caller's executor.
+    settings.append(.enableUpcomingFeature("NonisolatedNonsendingByDefault"))
+    // Strict checks only when CI asks for them (TILECAST_STRICT=1): warning-control settings in a manifest
+    // conflict with `-suppress-warnings`, which Xcode and SwiftPM pass when building a dependency.
+    if Context.environment["TILECAST_STRICT"] != nil {
+        settings.append(.treatAllWarnings(as: .error))
+        if target.type == .regular {
+            // Every public type must say whether it is Sendable.
+            settings.append(.treatWarning("ExplicitSendable", as: .error))
+        }
+    }
+    target.swiftSettings = settings
+}

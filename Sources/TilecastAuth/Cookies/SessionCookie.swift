@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A Studio session cookie to set — or to delete — with its attributes, rendered as one `Set-Cookie`
+/// field value.
+///
+/// The rendering follows rfc6265bis §4.1.1: `name=value`, then `Max-Age`, `Path`, `Domain` when there is
+/// one, `Secure`, `HttpOnly` and `SameSite`, each once. There is deliberately no `Expires`: `Max-Age`
+/// takes precedence wherever both appear (§4.1.2.2), and the comma inside an HTTP date breaks clients
+/// that fold repeated `Set-Cookie` fields into one comma-joined string, as `URLSession` does.
+public struct SessionCookie: Sendable {
+    /// The cookie name.
+    public let name: String
+    /// The session id, or empty for a deletion.
+    private let value: String
+    /// `Max-Age` in seconds: the session's remaining lifetime, or 0 to delete the cookie
+    /// (rfc6265bis §5.6.2).
+    public let maxAge: Int
+    /// The attributes, from the configuration.
+    public let configuration: SessionCookieConfiguration
+
+    /// The cookie that carries a new session id for `maxAge` seconds.
+    init(session: OpaqueToken, maxAge: Int, configuration: SessionCookieConfiguration) {
+        self.name = configuration.name
+        self.value = session.unredactedValue
+        self.maxAge = maxAge
+        self.configuration = configuration
+    }
+
+    /// The cookie that deletes the session cookie in the browser, for a sign-out response.
+    public static func deletion(configuration: SessionCookieConfiguration) -> SessionCookie {
+        SessionCookie(name: configuration.name, value: "", maxAge: 0, configuration: configuration)
+    }
+
+    private init(name: String, value: String, maxAge: Int, configuration: SessionCookieConfiguration) {
+        self.name = name
+        self.value = value
+        self.maxAge = maxAge
+        self.configuration = configuration
+    }
+
+    /// The `Set-Cookie` field value. It contains the session id: send it, never log it.
+    public var headerValue: String {
+        var text = "\(name)=\(value); Max-Age=\(maxAge); Path=\(configuration.path)"
+        if let domain = configuration.domain {
+            text += "; Domain=\(domain)"
+        }
+        if configuration.secure {
+            text += "; Secure"
+        }
+        text += "; HttpOnly; SameSite=\(configuration.sameSite.rawValue)"
+        return text
+    }
+}
+
+extension SessionCookie: CustomStringConvertible, CustomReflectable {
+    /// The header with the session id masked.
+    public var description: String {
+        let masked = value.isEmpty ? "" : "********"
+        return "SessionCookie(\(name)=\(masked); Max-Age=\(maxAge))"
+    }
+
+    /// A mirror without the value.
+    public var customMirror: Mirror {
+        Mirror(self, children: ["name": name, "maxAge": maxAge], displayStyle: .struct)
+    }
+}

@@ -1,0 +1,100 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Base64url without padding (RFC 4648 §5), as RFC 7636 §3 and Appendix A use it.
+///
+/// Written by hand because Foundation's Base64 plus character replacement costs more than all the
+/// cryptography of one exchange (see `Docs/Performance.md`).
+enum Base64URL {
+    /// The RFC 4648 §5 alphabet.
+    private static let alphabet: InlineArray<64, UInt8> = [
+        0x41, 0x42, 0x43, 0x44, 0x45, 0x46, 0x47, 0x48, 0x49, 0x4A, 0x4B, 0x4C, 0x4D, 0x4E, 0x4F, 0x50,
+        0x51, 0x52, 0x53, 0x54, 0x55, 0x56, 0x57, 0x58, 0x59, 0x5A, 0x61, 0x62, 0x63, 0x64, 0x65, 0x66,
+        0x67, 0x68, 0x69, 0x6A, 0x6B, 0x6C, 0x6D, 0x6E, 0x6F, 0x70, 0x71, 0x72, 0x73, 0x74, 0x75, 0x76,
+        0x77, 0x78, 0x79, 0x7A, 0x30, 0x31, 0x32, 0x33, 0x34, 0x35, 0x36, 0x37, 0x38, 0x39, 0x2D, 0x5F,
+    ]
+
+    /// The number of characters that encode `byteCount` bytes without padding.
+    static func encodedCount(of byteCount: Int) -> Int {
+        (byteCount * 4 + 2) / 3
+    }
+
+    /// Writes the encoding of `bytes` to `output`, which must hold `encodedCount(of: bytes.count)` bytes.
+    static func encode(_ bytes: UnsafeRawBufferPointer, into output: UnsafeMutableBufferPointer<UInt8>) {
+        var input = 0
+        var written = 0
+        while input + 3 <= bytes.count {
+            let triple = UInt32(bytes[input]) << 16 | UInt32(bytes[input + 1]) << 8 | UInt32(bytes[input + 2])
+            output[written] = alphabet[Int(triple >> 18)]
+            output[written + 1] = alphabet[Int((triple >> 12) & 0x3F)]
+            output[written + 2] = alphabet[Int((triple >> 6) & 0x3F)]
+            output[written + 3] = alphabet[Int(triple & 0x3F)]
+            input += 3
+            written += 4
+        }
+        switch bytes.count - input {
+        case 1:
+            let value = UInt32(bytes[input]) << 16
+            output[written] = alphabet[Int(value >> 18)]
+            output[written + 1] = alphabet[Int((value >> 12) & 0x3F)]
+        case 2:
+            let value = UInt32(bytes[input]) << 16 | UInt32(bytes[input + 1]) << 8
+            output[written] = alphabet[Int(value >> 18)]
+            output[written + 1] = alphabet[Int((value >> 12) & 0x3F)]
+            output[written + 2] = alphabet[Int((value >> 6) & 0x3F)]
+        default:
+            break
+        }
+    }
+
+    /// Encodes `bytes` as a string.
+    static func encode(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: encodedCount(of: bytes.count)) { output in
+            encode(bytes, into: output)
+            return encodedCount(of: bytes.count)
+        }
+    }
+
+    /// Encodes `bytes` as a string.
+    static func encode(_ bytes: [UInt8]) -> String {
+        bytes.withUnsafeBytes { encode($0) }
+    }
+
+    /// The 6-bit value of an alphabet character, or `nil` for any other byte.
+    @inline(__always)
+    static func value(of character: UInt8) -> UInt8? {
+        switch character {
+        case 0x41...0x5A: character - 0x41
+        case 0x61...0x7A: character - 0x61 + 26
+        case 0x30...0x39: character - 0x30 + 52
+        case 0x2D: 62
+        case 0x5F: 63
+        default: nil
+        }
+    }
+
+    /// Decodes unpadded base64url, refusing anything but the canonical encoding.
+    ///
+    /// A length that no byte count encodes to, a character outside the alphabet, padding, or non-zero
+    /// bits in the unused low bits of the last character all yield `nil`, so every byte string has
+    /// exactly one accepted encoding.
+    static func decode(_ text: some StringProtocol) -> [UInt8]? {
+        let characters = Array(text.utf8)
+        guard characters.count % 4 != 1 else { return nil }
+        var output = [UInt8]()
+        output.reserveCapacity(characters.count * 3 / 4)
+        var accumulator: UInt32 = 0
+        var bits = 0
+        for character in characters {
+            guard let value = value(of: character) else { return nil }
+            accumulator = (accumulator << 6) | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+            }
+        }
+        // The bits left over must be zero, or two encodings would decode to the same bytes.
+        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
+        return output
+    }
+}

@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+
+extension EndpointResponse {
+    /// Renders an outcome as the HTTP response.
+    ///
+    /// Success: `{"data":{"authenticated":…,"credential":{…}}}`, with `authenticated` true exactly when
+    /// the response sets the cookie. Refusal: `{"error":"<code>","error_description":"…"}`, the
+    /// RFC 6749 §5.2 members. Every response carries `Content-Type: application/json`,
+    /// `Cache-Control: no-store` and `Pragma: no-cache` (RFC 6749 §5.1); a 405 adds `Allow: POST`
+    /// (RFC 9110 §15.5.6) and a 429 adds `Retry-After` in seconds (RFC 6585 §4, RFC 9110 §10.2.3).
+    init(_ outcome: ExchangeOutcome) {
+        var headers = HTTPHeaders([
+            HTTPHeader(name: "Content-Type", value: "application/json"),
+            HTTPHeader(name: "Cache-Control", value: "no-store"),
+            HTTPHeader(name: "Pragma", value: "no-cache"),
+        ])
+        switch outcome {
+        case .success(let credential, let cookie):
+            var json = JSONWriter(capacity: 256)
+            json.raw("{\"data\":{")
+            json.name("authenticated")
+            json.bool(cookie != nil)
+            if let credential {
+                json.raw(",")
+                json.name("credential")
+                json.raw("{")
+                json.name("token_type")
+                json.raw("\"Bearer\",")
+                json.name("access_token")
+                json.string(credential.accessToken.unredactedValue)
+                json.raw(",")
+                json.name("expires_in")
+                json.integer(credential.expiresIn)
+                json.raw(",")
+                json.name("refresh_token")
+                json.string(credential.refreshToken.unredactedValue)
+                json.raw(",")
+                json.name("scope")
+                json.string(credential.scope.rawValue)
+                json.raw("}")
+            }
+            json.raw("}}")
+            if let cookie {
+                headers.append(name: "Set-Cookie", value: cookie.headerValue)
+            }
+            self.init(status: 200, headers: headers, body: json.bytes)
+
+        case .refused(let error):
+            switch error.reason {
+            case .methodNotAllowed:
+                headers.append(name: "Allow", value: "POST")
+            case .rateLimited(let seconds):
+                headers.append(name: "Retry-After", value: String(seconds))
+            default:
+                break
+            }
+            var json = JSONWriter(capacity: 160)
+            json.raw("{")
+            json.name("error")
+            json.string(error.code.description)
+            json.raw(",")
+            json.name("error_description")
+            json.string(error.message)
+            json.raw("}")
+            self.init(status: error.status, headers: headers, body: json.bytes)
+        }
+    }
+}

@@ -1,0 +1,216 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension IOSSessionEngine {
+    /// Issues an authorization code once the user has approved — the authorize step's last act.
+    ///
+    /// The code is bound to the client, the redirect URI, the S256 challenge and the scope
+    /// (RFC 6749 §4.1.2, RFC 7636 §4.4); only its digest is stored. PKCE is mandatory and S256 the only
+    /// method (RFC 8252 §6, RFC 9700 §2.1.1).
+    ///
+    /// - Parameters:
+    ///   - account: The signed-in account that approved the request.
+    ///   - client: The `client_id` of the authorization request.
+    ///   - redirectURI: The `redirect_uri`; must be one the client registered, byte for byte.
+    ///   - codeChallenge: The `code_challenge`: base64url of a SHA-256 digest, 43 characters.
+    ///   - codeChallengeMethod: The `code_challenge_method`; must be `S256`. A missing method means
+    ///     `plain` (RFC 7636 §4.3) and is refused.
+    ///   - scope: The approved scope; every token must be allowed for the client.
+    /// - Returns: The code and its expiry.
+    /// - Throws: ``IssuanceError``; see ``IssuanceError/mayRedirect`` for how to answer.
+    public func issueCode(
+        account: AccountID,
+        client clientID: ClientID,
+        redirectURI: String,
+        codeChallenge: String?,
+        codeChallengeMethod: String?,
+        scope: String
+    ) async throws(IssuanceError) -> IssuedCode {
+        let client = try await registeredClient(clientID)
+        guard client.redirectURIs.contains(where: { ExchangeRequest.bytesEqual($0, redirectURI) }) else {
+            throw .unregisteredRedirectURI
+        }
+        guard let codeChallenge, !codeChallenge.isEmpty else { throw .missingCodeChallenge }
+        guard let codeChallengeMethod, ExchangeRequest.bytesEqual(codeChallengeMethod, "S256") else {
+            throw .unsupportedCodeChallengeMethod
+        }
+        let challenge = CodeChallenge(method: .s256, value: codeChallenge)
+        guard challenge.s256Digest != nil else { throw .malformedCodeChallenge }
+        let grantedScope = try allowedScope(scope, for: client)
+        try await requireActive(account)
+
+        let now = timeSource.now()
+        let code = OpaqueToken.mint(.authorizationCode, using: randomSource)
+        let expiresAt = now.addingTimeInterval(configuration.lifetimes.authorizationCode.timeInterval)
+        let record = AuthorizationCode(
+            digest: code.digest,
+            client: client.id,
+            account: account,
+            redirectURI: redirectURI,
+            scope: grantedScope,
+            challenge: challenge,
+            issuedAt: now,
+            expiresAt: expiresAt
+        )
+        do {
+            try await store.insertCode(record)
+        } catch {
+            throw .backendFailed(error)
+        }
+        return IssuedCode(code: code, expiresAt: expiresAt)
+    }
+
+    /// Creates a grant directly, for a client whose own flow the embedding server runs — the Studio web
+    /// login for `tilecast-web`, a device flow for `tilecast-cli`.
+    ///
+    /// The grant has the same shape as one from a code exchange: an access token, the first refresh token
+    /// of its lineage and, when `startsSession` is true, a Studio session. Its tokens are refused by the
+    /// ios-session endpoint unless `client` is the served client.
+    public func createGrant(
+        account: AccountID,
+        client clientID: ClientID,
+        scope: String,
+        startsSession: Bool
+    ) async throws(IssuanceError) -> IssuedGrant {
+        let client = try await registeredClient(clientID)
+        let grantedScope = try allowedScope(scope, for: client)
+        try await requireActive(account)
+
+        let now = timeSource.now()
+        let lifetimes = configuration.lifetimes
+        let grantExpiresAt = now.addingTimeInterval(lifetimes.refreshTokenAbsolute.timeInterval)
+        let plan = GrantPlan(
+            code: SecretDigest(of: ""),
+            client: client.id,
+            account: account,
+            scope: grantedScope,
+            now: now,
+            grantExpiresAt: grantExpiresAt,
+            issuesNativeCredential: true,
+            accessTokenExpiresAt: min(now.addingTimeInterval(lifetimes.accessToken.timeInterval), grantExpiresAt),
+            refreshTokenExpiresAt: min(now.addingTimeInterval(lifetimes.refreshTokenIdle.timeInterval), grantExpiresAt),
+            sessionExpiresAt: min(now.addingTimeInterval(lifetimes.studioSession.timeInterval), grantExpiresAt)
+        )
+        let minted = mintGrant(nativeCredential: true)
+        var issuance = plan.issuance(minted)
+        if !startsSession {
+            issuance.session = nil
+            issuance.grant.session = nil
+        }
+        do {
+            try await store.createGrant(issuance)
+        } catch {
+            throw .backendFailed(error)
+        }
+        observer.observe(.grantCreated(grant: minted.grant, client: client.id, account: account))
+        guard let accessToken = minted.accessToken, let refreshToken = minted.refreshToken else {
+            preconditionFailure("a grant minted with a native credential has both tokens")
+        }
+        let credential = IssuedCredential(
+            accessToken: accessToken,
+            expiresIn: Int(plan.accessTokenExpiresAt.timeIntervalSince(now).rounded(.down)),
+            refreshToken: refreshToken,
+            scope: grantedScope
+        )
+        var cookie: SessionCookie?
+        if startsSession {
+            observer.observe(.sessionStarted(grant: minted.grant))
+            cookie = SessionCookie(
+                session: minted.session,
+                maxAge: Int(plan.sessionExpiresAt.timeIntervalSince(now).rounded(.down)),
+                configuration: configuration.cookie
+            )
+        }
+        return IssuedGrant(grant: minted.grant, credential: credential, cookie: cookie)
+    }
+
+    /// Revokes a grant with everything hanging off it — its access tokens, its refresh-token lineage and
+    /// its Studio session (RFC 7009 §2.1). Use it when the user removes the app from their account, an
+    /// administrator acts, or the password changes (RFC 9700 §4.14.2).
+    ///
+    /// - Throws: The store's error; nothing was changed.
+    public func revokeGrant(_ grant: GrantID) async throws -> GrantRevocation {
+        let outcome = try await store.revokeGrant(grant, reason: .revokedByServer, at: timeSource.now())
+        if case .revoked = outcome {
+            observer.observe(.grantRevoked(grant: grant, reason: .revokedByServer))
+        }
+        return outcome
+    }
+
+    /// Signs a Studio session out by its cookie value, which revokes the session's grant — its access
+    /// tokens and refresh tokens too. Signing the session out revokes the grant; that is the endpoint's
+    /// contract, and what users mean by signing out (compare Hydra, whose logout leaves tokens valid).
+    ///
+    /// Send ``SessionCookie/deletion(configuration:)`` in the sign-out response to clear the browser's
+    /// cookie.
+    ///
+    /// - Throws: The store's error; nothing was changed.
+    public func signOut(sessionCookieValue: String) async throws -> SignOutOutcome {
+        guard let token = OpaqueToken(presented: sessionCookieValue, as: .studioSession),
+            let lookup = try await store.session(token.digest)
+        else {
+            return .noSession
+        }
+        let now = timeSource.now()
+        guard now < lookup.session.expiresAt else { return .noSession }
+        switch try await store.revokeGrant(lookup.grant.id, reason: .signedOut, at: now) {
+        case .revoked:
+            observer.observe(.grantRevoked(grant: lookup.grant.id, reason: .signedOut))
+            return .signedOut(grant: lookup.grant.id)
+        case .alreadyRevoked:
+            return .signedOut(grant: lookup.grant.id)
+        case .notFound:
+            return .noSession
+        }
+    }
+
+    /// Signs out the session whose cookie the request's `Cookie` fields carry; see
+    /// ``signOut(sessionCookieValue:)``. Without exactly one such cookie, nothing changes.
+    public func signOut(headers: HTTPHeaders) async throws -> SignOutOutcome {
+        let values = CookieHeader.values(named: configuration.cookie.name, in: headers.values(for: "Cookie"))
+        guard values.count == 1 else { return .noSession }
+        return try await signOut(sessionCookieValue: values[0])
+    }
+
+    /// Every grant of an account, revoked and expired ones included, oldest first — for an account page
+    /// that lists the apps signed in and lets the user revoke them.
+    public func grants(of account: AccountID) async throws -> [Grant] {
+        try await store.grants(of: account)
+    }
+
+    // MARK: Helpers
+
+    private func registeredClient(_ id: ClientID) async throws(IssuanceError) -> Client {
+        let client: Client?
+        do {
+            client = try await store.client(id)
+        } catch {
+            throw .backendFailed(error)
+        }
+        guard let client else { throw .unknownClient }
+        return client
+    }
+
+    private func allowedScope(_ text: String, for client: Client) throws(IssuanceError) -> Scope {
+        guard let scope = Scope(text), scope.tokens.allSatisfy({ client.allowedScopeTokens.contains(String($0)) })
+        else {
+            throw .invalidScope
+        }
+        return scope
+    }
+
+    private func requireActive(_ account: AccountID) async throws(IssuanceError) {
+        let status: AccountStatus
+        do {
+            status = try await accounts.status(of: account)
+        } catch {
+            throw .backendFailed(error)
+        }
+        guard status == .active else { throw .accountInactive }
+    }
+}

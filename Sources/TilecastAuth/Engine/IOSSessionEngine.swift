@@ -1,0 +1,55 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The ios-session engine: the domain logic of `POST /api/v1/oauth/ios-session` and of the lifecycle
+/// around it, for a Swift server to embed.
+///
+/// One value holds the configuration, the store, the account directory, the rate limiter, the observer,
+/// the clock and the random source. It offers:
+/// - ``handle(request:)``, the endpoint itself: HTTP request in, HTTP response out, never throwing and
+///   never trapping on any input;
+/// - the lifecycle operations the endpoint's contract names, sharing the same store and clock:
+///   ``issueCode(account:client:redirectURI:codeChallenge:codeChallengeMethod:scope:)`` for the
+///   authorize step, ``revokeGrant(_:)``, ``signOut(sessionCookieValue:)``,
+///   ``authenticateSession(cookieValue:)`` and ``authenticateBearer(authorization:)``.
+///
+/// The engine is a value with no mutable state of its own; copies share the store and everything else.
+public struct IOSSessionEngine: Sendable {
+    /// The validated configuration.
+    public let configuration: EngineConfiguration
+    let store: any GrantStore
+    let accounts: any AccountDirectory
+    let rateLimiter: any RateLimiter
+    let observer: any SecurityEventObserver
+    let timeSource: any TimeSource
+    let randomSource: any RandomSource
+
+    /// Creates an engine.
+    ///
+    /// - Parameters:
+    ///   - configuration: The endpoint's configuration; validated here.
+    ///   - store: Where codes, grants, tokens and sessions live.
+    ///   - accounts: The server's source of account status.
+    ///   - rateLimiter: Decides whether an attempt may proceed; an ``InMemoryRateLimiter`` by default.
+    ///   - observer: Receives security events; none by default.
+    ///   - timeSource: The clock; the system clock by default.
+    ///   - randomSource: Where secrets come from; the operating system's CSPRNG by default.
+    /// - Throws: ``ConfigurationError`` for an impossible or unsafe configuration.
+    public init(
+        configuration: EngineConfiguration = EngineConfiguration(),
+        store: any GrantStore,
+        accounts: any AccountDirectory,
+        rateLimiter: any RateLimiter = InMemoryRateLimiter(),
+        observer: any SecurityEventObserver = NoOpSecurityEventObserver(),
+        timeSource: any TimeSource = SystemTimeSource(),
+        randomSource: any RandomSource = SystemRandomSource()
+    ) throws(ConfigurationError) {
+        try configuration.validate()
+        self.configuration = configuration
+        self.store = store
+        self.accounts = accounts
+        self.rateLimiter = rateLimiter
+        self.observer = observer
+        self.timeSource = timeSource
+        self.randomSource = randomSource
+    }
+}

@@ -1,0 +1,27 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A member value of the request's top-level JSON object.
+///
+/// Only strings and booleans are ever read; nested objects and arrays are validated — well-formed, no
+/// duplicate names, not too deep — and then skipped, since RFC 6749 §3.2 has the server ignore
+/// parameters it does not recognise.
+enum JSONValue: Equatable {
+    case string(String)
+    case number
+    case bool(Bool)
+    case null
+    case object
+    case array
+
+    /// The JSON type's name, for error messages.
+    var typeName: String {
+        switch self {
+        case .string: "string"
+        case .number: "number"
+        case .bool: "boolean"
+        case .null: "null"
+        case .object: "object"
+        case .array: "array"
+        }
+    }
+}

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The member names seen so far in one JSON object, for duplicate detection.
+///
+/// Names are compared by their UTF-8 bytes, not with `String`'s canonical equivalence, so that two names
+/// are duplicates exactly when every other JSON parser would also see the same name twice.
+///
+/// A request body has a handful of members, so a linear scan of a small array is fastest; an object with
+/// many members switches to a set, so a hostile body cannot make detection quadratic.
+struct MemberNames {
+    private static let linearLimit = 16
+
+    private var small: [String] = []
+    private var large: Set<[UInt8]>?
+
+    /// Records `name`; returns `false` if the object already had it.
+    mutating func insert(_ name: String) -> Bool {
+        if large != nil {
+            return large!.insert(Array(name.utf8)).inserted
+        }
+        for existing in small where existing.utf8.elementsEqual(name.utf8) {
+            return false
+        }
+        small.append(name)
+        if small.count > Self.linearLimit {
+            large = Set(small.map { Array($0.utf8) })
+            small = []
+        }
+        return true
+    }
+}

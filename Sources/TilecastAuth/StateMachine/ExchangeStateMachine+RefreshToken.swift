@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+extension ExchangeStateMachine {
+    /// What to do with a refresh token as it stands.
+    enum RefreshEvaluation: Equatable {
+        /// Rotate, requiring `current` to still be the grant's current token.
+        case rotate(current: SecretDigest)
+        /// Refuse, changing nothing.
+        case refuse(RefusalReason)
+        /// Revoke the grant: a rotated or retired token came back.
+        case revoke(GrantID)
+    }
+
+    /// The refresh token was loaded.
+    mutating func refreshTokenLoaded(_ lookup: RefreshTokenLookup?) -> Action {
+        guard case .loadingRefreshToken(let exchange, let presented) = state else {
+            preconditionFailure("refreshTokenLoaded(_:) called in \(state)")
+        }
+        guard let lookup else { return refuse(.refreshTokenNotFound) }
+        switch evaluate(lookup, presented: presented) {
+        case .refuse(let reason):
+            return refuse(reason)
+        case .revoke(let grant):
+            state = .revokingGrant(.refreshTokenReused)
+            return .revokeGrant(grant, .refreshTokenReused)
+        case .rotate(let current):
+            let attempt = RefreshAttempt(
+                presented: presented,
+                lookup: lookup,
+                current: current,
+                studioSession: exchange.studioSession,
+                rotations: 0
+            )
+            state = .checkingRefreshAccount(attempt)
+            return .checkAccount(lookup.grant.account)
+        }
+    }
+
+    /// Decides what a refresh token allows, in this order:
+    ///
+    /// 1. the token's client is the served client — checked first, so that another client's token is
+    ///    refused untouched and can never trigger reuse detection (RFC 6749 §10.4);
+    /// 2. the grant is not revoked (OAuth 2.1 §4.3.1: "validate that the grant … is still active");
+    /// 3. neither the token's idle expiry nor the grant's absolute expiry has passed (RFC 9700 §4.14.2);
+    /// 4. the token has not been used: a rotated or retired token revokes the grant (RFC 9700 §4.14.2,
+    ///    OAuth 2.1 §4.3.1), unless the configuration's leeway lets the immediately previous token be
+    ///    retried.
+    ///
+    /// A grant with less than a second left counts as expired, so every `expires_in` is at least 1.
+    func evaluate(_ lookup: RefreshTokenLookup, presented: SecretDigest) -> RefreshEvaluation {
+        let token = lookup.token
+        let grant = lookup.grant
+        guard grant.client == configuration.servedClient else { return .refuse(.refreshTokenOfAnotherClient) }
+        guard grant.revocation == nil else { return .refuse(.grantRevoked) }
+        guard now < token.expiresAt, grant.expiresAt.timeIntervalSince(now) >= 1 else {
+            return .refuse(.refreshTokenExpired)
+        }
+        switch token.state {
+        case .active:
+            return .rotate(current: presented)
+        case .rotated(let rotatedAt, let successor):
+            let leeway = configuration.refreshTokenReuseLeeway.timeInterval
+            let withinLeeway = leeway > 0 && now.timeIntervalSince(rotatedAt) <= leeway
+            if withinLeeway && grant.currentRefreshToken == successor {
+                return .rotate(current: successor)
+            }
+            return .revoke(grant.id)
+        case .retired:
+            return .revoke(grant.id)
+        }
+    }
+
+    /// The rotation for an attempt whose token is known to be usable and whose account is active.
+    mutating func rotate(_ attempt: RefreshAttempt) -> Action {
+        var attempt = attempt
+        attempt.rotations += 1
+        let grant = attempt.lookup.grant
+        let lifetimes = configuration.lifetimes
+        let plan = RotationPlan(
+            presented: attempt.presented,
+            current: attempt.current,
+            grant: grant.id,
+            now: now,
+            refreshTokenExpiresAt: expiry(after: lifetimes.refreshTokenIdle, cappedAt: grant.expiresAt),
+            accessTokenExpiresAt: expiry(after: lifetimes.accessToken, cappedAt: grant.expiresAt)
+        )
+        state = .rotatingRefreshToken(attempt, plan)
+        return .rotateRefreshToken(plan)
+    }
+
+    /// The rotation ran.
+    ///
+    /// When another request rotated the token first, the token is evaluated again as it now stands:
+    /// under strict rotation that is reuse, and revokes the grant; within a leeway it may be a retry of
+    /// the immediately previous token, which rotates again — a bounded number of times.
+    mutating func refreshTokenRotated(_ outcome: RefreshRotation, minted: MintedRotation) -> Action {
+        guard case .rotatingRefreshToken(let attempt, let plan) = state else {
+            preconditionFailure("refreshTokenRotated(_:) called in \(state)")
+        }
+        let grant = attempt.lookup.grant
+        switch outcome {
+        case .rotated:
+            let credential = IssuedCredential(
+                accessToken: minted.accessToken,
+                expiresIn: secondsUntil(plan.accessTokenExpiresAt),
+                refreshToken: minted.refreshToken,
+                scope: grant.scope
+            )
+            guard attempt.studioSession else {
+                state = .finished
+                return .respond(.success(credential: credential, cookie: nil))
+            }
+            let sessionPlan = SessionPlan(
+                grant: grant.id,
+                now: now,
+                expiresAt: expiry(after: configuration.lifetimes.studioSession, cappedAt: grant.expiresAt)
+            )
+            state = .replacingSession(credential, sessionPlan)
+            return .replaceSession(sessionPlan)
+        case .superseded(let lookup):
+            switch evaluate(lookup, presented: attempt.presented) {
+            case .refuse(let reason):
+                return refuse(reason)
+            case .revoke(let grant):
+                state = .revokingGrant(.refreshTokenReused)
+                return .revokeGrant(grant, .refreshTokenReused)
+            case .rotate(let current):
+                guard attempt.rotations < Self.maximumRotations else { return refuse(.refreshTokenContended) }
+                var next = attempt
+                next.lookup = lookup
+                next.current = current
+                return rotate(next)
+            }
+        case .grantNotLive:
+            return refuse(.grantRevoked)
+        case .notFound:
+            return refuse(.refreshTokenNotFound)
+        }
+    }
+
+    /// The session replacement ran. If the grant was revoked between the rotation and now, the session
+    /// cannot start: the rotated credential is still returned, with `authenticated: false`.
+    mutating func sessionReplaced(_ outcome: SessionReplacement, session: OpaqueToken) -> Action {
+        guard case .replacingSession(let credential, let plan) = state else {
+            preconditionFailure("sessionReplaced(_:) called in \(state)")
+        }
+        state = .finished
+        switch outcome {
+        case .replaced:
+            let cookie = SessionCookie(
+                session: session,
+                maxAge: secondsUntil(plan.expiresAt),
+                configuration: configuration.cookie
+            )
+            return .respond(.success(credential: credential, cookie: cookie))
+        case .grantNotLive:
+            return .respond(.success(credential: credential, cookie: nil))
+        }
+    }
+}

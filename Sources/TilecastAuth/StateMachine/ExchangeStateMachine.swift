@@ -1,0 +1,198 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The decisions of one ios-session request, as a pure state machine.
+///
+/// The machine does no I/O: it has no store, no clock and no random source. Each input method takes the
+/// result of the previous action and returns the next ``Action``; the driver
+/// (``IOSSessionEngine/handle(request:)``) performs it and feeds the result back until the machine says
+/// `.respond`. Every decision is therefore testable step by step, without a store.
+///
+/// The order of its steps is the security argument. Everything that can refuse a request runs *before*
+/// anything is consumed ("refuse before consume"): a refused request leaves the store exactly as it was,
+/// except for the revocation RFC 6749 §4.1.2 and RFC 9700 §4.14.2 demand when a used code or a rotated
+/// refresh token comes back.
+///
+/// ```
+///                 start ──(not POST)──────────────────────────────────────────────► respond 405
+///                   │
+///                 admit ──(limited)───────────────────────────────────────────────► respond 429
+///                   │
+///     origin, media type, size, JSON, parameters ──(bad)──────────────────────────► respond 4xx
+///                   │
+///        ┌──────────┴──────────────────┐
+///   loadCode                       loadRefreshToken
+///        │ client, redirect URI,        │ client, revoked, expired ──(bad)────────► respond 400
+///        │ S256, verifier ──(bad)──► 400│
+///        │ used ──► revokeGrant ──► 400 │ rotated/retired ──► revokeGrant ──► 400
+///        │ expired ───────────────► 400 │   (unless within the reuse leeway)
+///   checkAccount ──(inactive)──► 403   checkAccount ──(inactive)──► 403
+///        │                              │
+///   redeemCode ──(already)──► revokeGrant ──► 400
+///        │                         rotateRefreshToken ──(superseded)──► re-evaluate (as loaded)
+///        │                              │
+///        │                              ├──(studio_session)── replaceSession ──(failed)──► 200, no cookie
+///        ▼                              ▼                           ▼
+///   200 + cookie                   200, no cookie             200 + cookie
+/// ```
+struct ExchangeStateMachine {
+    enum Action {
+        /// Ask the rate limiter to admit an attempt for this key.
+        case admit(RateLimitKey)
+        /// Load the authorization code with this digest.
+        case loadCode(SecretDigest)
+        /// Load the refresh token with this digest and its grant.
+        case loadRefreshToken(SecretDigest)
+        /// Ask the account directory for this account's status.
+        case checkAccount(AccountID)
+        /// Mint the grant's secrets and redeem the code, storing the grant — one atomic operation.
+        case redeemCode(GrantPlan)
+        /// Mint a new refresh and access token and rotate — one atomic operation.
+        case rotateRefreshToken(RotationPlan)
+        /// Mint a session id and replace the grant's session — one atomic operation.
+        case replaceSession(SessionPlan)
+        /// Revoke the grant because a used code or rotated refresh token came back.
+        case revokeGrant(GrantID, RevocationReason)
+        /// Send this answer.
+        case respond(ExchangeOutcome)
+    }
+
+    /// A refresh in progress: the token presented and the current token the rotation must find.
+    struct RefreshAttempt {
+        var presented: SecretDigest
+        var lookup: RefreshTokenLookup
+        var current: SecretDigest
+        var studioSession: Bool
+        /// How many rotations have been tried; more than one only within a reuse leeway.
+        var rotations: Int
+    }
+
+    enum State {
+        case initial(EndpointRequest)
+        case admitting(EndpointRequest)
+        case loadingCode(ExchangeRequest.AuthorizationCode, SecretDigest)
+        case checkingCodeAccount(GrantPlan)
+        case redeemingCode(GrantPlan)
+        case loadingRefreshToken(ExchangeRequest.RefreshToken, SecretDigest)
+        case checkingRefreshAccount(RefreshAttempt)
+        case rotatingRefreshToken(RefreshAttempt, RotationPlan)
+        case replacingSession(IssuedCredential, SessionPlan)
+        case revokingGrant(RefusalReason)
+        case finished
+    }
+
+    /// How many times a refresh may retry after being superseded within the reuse leeway.
+    static let maximumRotations = 3
+
+    let configuration: EngineConfiguration
+    /// The request's one reading of the clock; every expiry is measured against it.
+    let now: Date
+    var state: State
+
+    init(request: EndpointRequest, configuration: EngineConfiguration, now: Date) {
+        self.configuration = configuration
+        self.now = now
+        self.state = .initial(request)
+    }
+
+    // MARK: Inputs
+
+    /// Starts the request: only `POST` goes on to the rate limiter (RFC 6749 §3.2).
+    mutating func start() -> Action {
+        guard case .initial(let request) = state else { preconditionFailure("start() called in \(state)") }
+        guard request.isPost else { return refuse(.methodNotAllowed) }
+        state = .admitting(request)
+        return .admit(.peer(request.peerAddress))
+    }
+
+    /// The rate limiter answered. A limited request is refused before the body is read or the store is
+    /// touched (RFC 6585 §4); an admitted one is screened and parsed.
+    mutating func admitted(_ decision: RateLimitDecision) -> Action {
+        guard case .admitting(let request) = state else { preconditionFailure("admitted(_:) called in \(state)") }
+        if case .limited(let seconds) = decision {
+            return refuse(.rateLimited(retryAfterSeconds: seconds))
+        }
+        if let error = request.screeningError(configuration: configuration) {
+            return refuse(error.reason)
+        }
+        let parsed: ExchangeRequest
+        do {
+            parsed = try ExchangeRequest.parse(request.body, configuration: configuration)
+        } catch {
+            return refuse(error.reason)
+        }
+        switch parsed {
+        case .authorizationCode(let exchange):
+            guard let code = OpaqueToken(presented: exchange.code, as: .authorizationCode) else {
+                return refuse(.codeNotFound)
+            }
+            state = .loadingCode(exchange, code.digest)
+            return .loadCode(code.digest)
+        case .refreshToken(let exchange):
+            guard let token = OpaqueToken(presented: exchange.refreshToken, as: .refreshToken) else {
+                return refuse(.refreshTokenNotFound)
+            }
+            state = .loadingRefreshToken(exchange, token.digest)
+            return .loadRefreshToken(token.digest)
+        }
+    }
+
+    /// The account directory answered. An inactive account is refused with 403 before anything is
+    /// consumed, rotated or created.
+    mutating func accountChecked(_ status: AccountStatus) -> Action {
+        switch state {
+        case .checkingCodeAccount(let plan):
+            guard status == .active else { return refuse(.accountInactive) }
+            state = .redeemingCode(plan)
+            return .redeemCode(plan)
+        case .checkingRefreshAccount(let attempt):
+            guard status == .active else { return refuse(.accountInactive) }
+            return rotate(attempt)
+        case .initial, .admitting, .loadingCode, .redeemingCode, .loadingRefreshToken, .rotatingRefreshToken,
+            .replacingSession, .revokingGrant, .finished:
+            preconditionFailure("accountChecked(_:) called in \(state)")
+        }
+    }
+
+    /// The revocation a replay or reuse demands is done; the request is refused either way.
+    mutating func grantRevoked(_ outcome: GrantRevocation) -> Action {
+        guard case .revokingGrant(let reason) = state else {
+            preconditionFailure("grantRevoked(_:) called in \(state)")
+        }
+        return refuse(reason)
+    }
+
+    /// A backend call failed. Nothing was changed by it, so the request is refused with 503 — except
+    /// when the failure was starting the Studio session of a refresh: the refresh token has already
+    /// rotated, so the new credential is returned with `authenticated: false` and no cookie, as the
+    /// endpoint's contract requires.
+    mutating func backendFailed(_ operation: BackendOperation) -> Action {
+        if case .replacingSession(let credential, _) = state {
+            state = .finished
+            return .respond(.success(credential: credential, cookie: nil))
+        }
+        return refuse(.backendUnavailable(operation))
+    }
+
+    // MARK: Helpers
+
+    mutating func refuse(_ reason: RefusalReason) -> Action {
+        state = .finished
+        return .respond(.refused(EndpointError(reason)))
+    }
+
+    /// Whole seconds from `now` to `date`, rounded down: what `expires_in` and `Max-Age` promise.
+    func secondsUntil(_ date: Date) -> Int {
+        Int(date.timeIntervalSince(now).rounded(.down))
+    }
+
+    /// The earlier of `now + lifetime` and `cap`.
+    func expiry(after lifetime: Duration, cappedAt cap: Date) -> Date {
+        min(now.addingTimeInterval(lifetime.timeInterval), cap)
+    }
+}

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A refresh-token rotation the state machine decided on: which token was presented, which one must
+/// still be the grant's current token, and when the new tokens expire.
+struct RotationPlan: Equatable {
+    var presented: SecretDigest
+    var current: SecretDigest
+    var grant: GrantID
+    var now: Date
+    var refreshTokenExpiresAt: Date
+    var accessTokenExpiresAt: Date
+
+    /// The successor refresh token record for the minted secret.
+    func successor(_ minted: MintedRotation) -> RefreshToken {
+        RefreshToken(digest: minted.refreshToken.digest, grant: grant, issuedAt: now, expiresAt: refreshTokenExpiresAt)
+    }
+
+    /// The access token record for the minted secret.
+    func accessToken(_ minted: MintedRotation) -> AccessToken {
+        AccessToken(digest: minted.accessToken.digest, grant: grant, issuedAt: now, expiresAt: accessTokenExpiresAt)
+    }
+}

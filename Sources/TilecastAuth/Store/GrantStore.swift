@@ -1,0 +1,137 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// Where codes, grants, refresh tokens, access tokens and Studio sessions live.
+///
+/// The protocol is small on purpose: each requirement is **one atomic operation**, and every state change
+/// that must happen once returns an outcome instead of `Void`, so the engine learns — from the same
+/// operation that made the change — whether it won. There is no transaction API to discover at run time:
+/// the atomic operations *are* the contract (compare fosite's `MaybeBeginTx`, which silently did
+/// nothing when a store had no transactions).
+///
+/// The store only ever receives ``SecretDigest``s, never a code, token or session id.
+///
+/// ## Atomicity
+/// An operation documented as atomic must behave as if no other operation ran during it: under any
+/// number of concurrent callers, the outcome each caller sees is one some serial order would give. In
+/// PostgreSQL each is one transaction or one conditional `UPDATE … RETURNING`; in memory, one critical
+/// section without a suspension point.
+///
+/// ## Reads
+/// Reads return records as stored, including expired and revoked ones that have not been removed yet;
+/// the engine decides validity against its own clock. A store may drop a record once it has expired
+/// (see ``removeExpired(at:)``), and must keep a redeemed code until its grant expires and a rotated
+/// refresh token until its own ``RefreshToken/expiresAt``, so replays and reuse can be detected.
+///
+/// ## Errors
+/// `throws` means infrastructure failure — the database is down, a connection dropped — never a protocol
+/// outcome. An operation that throws must have written nothing (or everything: the engine cannot tell
+/// the difference, so a store must make sure it is nothing). The engine answers a throw with a 503.
+public protocol GrantStore: Sendable {
+    /// The registered client with this identifier.
+    func client(_ id: ClientID) async throws -> Client?
+
+    /// Stores a newly issued authorization code.
+    ///
+    /// The digest is of a fresh 256-bit secret, so no other writer can race for it; the operation
+    /// returns nothing because there is no outcome to report.
+    func insertCode(_ code: AuthorizationCode) async throws
+
+    /// The authorization code with this digest, redeemed or not.
+    func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode?
+
+    /// Redeems a code and stores everything the new grant starts with — atomically.
+    ///
+    /// - Important: If the code exists, has no ``AuthorizationCode/redemption`` and `now` is before its
+    ///   ``AuthorizationCode/expiresAt``, mark it redeemed into `issuance.grant.id` at `now` and store
+    ///   the grant, its tokens and its session, all in the same atomic step, then return `.redeemed`.
+    ///   If it was already redeemed return `.alreadyRedeemed` with the grant it became; if it does not
+    ///   exist or has expired return `.notFound`. In both refusals write nothing. Of any number of
+    ///   concurrent calls for one code, exactly one may return `.redeemed` (RFC 6749 §4.1.2,
+    ///   OAuth 2.1 §4.1.3: "return an access token only once for a given authorization code").
+    func redeemCode(
+        _ digest: SecretDigest,
+        issuing issuance: GrantIssuance,
+        at now: Date
+    ) async throws
+        -> CodeRedemption
+
+    /// Stores a grant that did not come from a code exchange at this endpoint — one the embedding
+    /// server's other flows create, for `tilecast-web` or `tilecast-cli` say.
+    ///
+    /// The grant id and every digest are fresh random values, so no other writer can race for them.
+    func createGrant(_ issuance: GrantIssuance) async throws
+
+    /// The refresh token with this digest and its grant, in whatever state they are.
+    func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup?
+
+    /// Rotates a grant's refresh token: a compare-and-set on the grant's current token — atomically.
+    ///
+    /// - Important: Look up the token `presented` and its grant. If there is none return `.notFound`; if
+    ///   the grant is revoked or `now` is not before its ``Grant/expiresAt`` return `.grantNotLive`; if
+    ///   the grant's ``Grant/currentRefreshToken`` is not `current` return `.superseded` with the
+    ///   token and grant as they stand. Otherwise, in one atomic step:
+    ///   - when `presented == current` (an ordinary rotation), set the presented token's state to
+    ///     `.rotated(rotatedAt: now, successor: successor.digest)`;
+    ///   - when `presented != current` (a retry within the configured leeway), require the presented
+    ///     token's state to be `.rotated(_, successor: current)` — else return `.superseded` — then set
+    ///     its successor to `successor.digest`, keeping its `rotatedAt`, and set the state of `current`
+    ///     to `.retired(retiredAt: now)`;
+    ///
+    ///   and in both cases store `successor` and `accessToken` and make `successor.digest` the grant's
+    ///   current token. Return `.rotated`. In every refusal write nothing. Of any number of concurrent
+    ///   calls naming the same `current`, exactly one may return `.rotated` (RFC 9700 §4.14.2).
+    func rotateRefreshToken(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        at now: Date
+    ) async throws -> RefreshRotation
+
+    /// Starts a grant's new Studio session, ending the one it replaces — atomically.
+    ///
+    /// - Important: If the grant exists, is not revoked and `now` is before its ``Grant/expiresAt``,
+    ///   end its current session (if any) so that it no longer authenticates, store `session` and make
+    ///   it the grant's ``Grant/session``, and return `.replaced` with the digest of the session it
+    ///   ended. Otherwise write nothing and return `.grantNotLive`. A grant never has two live sessions.
+    func replaceSession(
+        of grant: GrantID,
+        with session: StudioSession,
+        at now: Date
+    ) async throws
+        -> SessionReplacement
+
+    /// Revokes a grant with everything hanging off it — atomically.
+    ///
+    /// - Important: If the grant exists, is unrevoked and `now` is before its ``Grant/expiresAt``, set
+    ///   its ``Grant/revocation`` to `(now, reason)` and return `.revoked`. From then on no access
+    ///   token, refresh token or session of the grant may authenticate or rotate: lookups may still
+    ///   return them, with the revoked grant, and every write checks the grant first. If the grant is
+    ///   already revoked return `.alreadyRevoked`; if it does not exist or has expired return
+    ///   `.notFound`. In both refusals write nothing (RFC 7009 §2.1).
+    func revokeGrant(_ id: GrantID, reason: RevocationReason, at now: Date) async throws -> GrantRevocation
+
+    /// The access token with this digest and its grant.
+    func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup?
+
+    /// The Studio session with this digest and its grant; `nil` once the session was replaced.
+    func session(_ digest: SecretDigest) async throws -> SessionLookup?
+
+    /// The grant with this id.
+    func grant(_ id: GrantID) async throws -> Grant?
+
+    /// Every stored grant of an account, revoked ones included, oldest first.
+    func grants(of account: AccountID) async throws -> [Grant]
+
+    /// Removes records that can no longer matter at `now`, and returns how many it removed.
+    ///
+    /// A record may be removed once `now` is at or after its expiry — for a redeemed code, its grant's
+    /// expiry. Removing an expired record must never change an answer the engine gives.
+    func removeExpired(at now: Date) async throws -> Int
+}

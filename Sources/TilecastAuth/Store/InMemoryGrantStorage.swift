@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// The records of an ``InMemoryGrantStore`` and the operations on them, as plain mutating methods.
+///
+/// Every method runs to completion inside the store's lock, which is what makes each
+/// ``GrantStore`` operation atomic. Nothing here suspends.
+struct InMemoryGrantStorage {
+    /// Which record an expiry entry points at.
+    enum RecordKey {
+        case code(SecretDigest)
+        case grant(GrantID)
+        case refreshToken(SecretDigest)
+        case accessToken(SecretDigest)
+        case session(SecretDigest)
+    }
+
+    /// How many due records each write removes on its way out, so that memory follows the live set
+    /// without a pause to sweep everything.
+    static let removalsPerWrite = 8
+
+    var clients: [ClientID: Client]
+    var codes: [SecretDigest: AuthorizationCode] = [:]
+    var grants: [GrantID: Grant] = [:]
+    var refreshTokens: [SecretDigest: RefreshToken] = [:]
+    var accessTokens: [SecretDigest: AccessToken] = [:]
+    var sessions: [SecretDigest: StudioSession] = [:]
+    var expiries = ExpiryQueue<RecordKey>()
+
+    init(clients: [Client]) {
+        self.clients = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+    }
+
+    // MARK: Writes
+
+    mutating func insertCode(_ code: AuthorizationCode) {
+        codes[code.digest] = code
+        expiries.schedule(.code(code.digest), at: code.expiresAt)
+        removeDue(at: code.issuedAt, limit: Self.removalsPerWrite)
+    }
+
+    mutating func redeemCode(_ digest: SecretDigest, issuing issuance: GrantIssuance, at now: Date) -> CodeRedemption {
+        guard var code = codes[digest], now < code.expiresAt || code.redemption != nil else { return .notFound }
+        if let redemption = code.redemption {
+            return .alreadyRedeemed(grant: redemption.grant)
+        }
+        code.redemption = AuthorizationCode.Redemption(grant: issuance.grant.id, redeemedAt: now)
+        codes[digest] = code
+        // A redeemed code stays until its grant expires, so that a replay can still revoke the grant.
+        expiries.schedule(.code(digest), at: issuance.grant.expiresAt)
+        store(issuance)
+        removeDue(at: now, limit: Self.removalsPerWrite)
+        return .redeemed
+    }
+
+    mutating func createGrant(_ issuance: GrantIssuance) {
+        store(issuance)
+        removeDue(at: issuance.grant.createdAt, limit: Self.removalsPerWrite)
+    }
+
+    mutating func rotateRefreshToken(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        at now: Date
+    ) -> RefreshRotation {
+        guard var presentedToken = refreshTokens[presented], var grant = grants[presentedToken.grant] else {
+            return .notFound
+        }
+        guard grant.isLive(at: now) else { return .grantNotLive }
+        guard grant.currentRefreshToken == current else {
+            return .superseded(current: RefreshTokenLookup(token: presentedToken, grant: grant))
+        }
+        if presented == current {
+            presentedToken.state = .rotated(rotatedAt: now, successor: successor.digest)
+        } else {
+            guard case .rotated(let rotatedAt, let expected) = presentedToken.state, expected == current,
+                var retired = refreshTokens[current]
+            else {
+                return .superseded(current: RefreshTokenLookup(token: presentedToken, grant: grant))
+            }
+            presentedToken.state = .rotated(rotatedAt: rotatedAt, successor: successor.digest)
+            retired.state = .retired(retiredAt: now)
+            refreshTokens[current] = retired
+        }
+        refreshTokens[presented] = presentedToken
+        refreshTokens[successor.digest] = successor
+        expiries.schedule(.refreshToken(successor.digest), at: successor.expiresAt)
+        self.accessTokens[accessToken.digest] = accessToken
+        expiries.schedule(.accessToken(accessToken.digest), at: accessToken.expiresAt)
+        grant.currentRefreshToken = successor.digest
+        grants[grant.id] = grant
+        removeDue(at: now, limit: Self.removalsPerWrite)
+        return .rotated
+    }
+
+    mutating func replaceSession(of grantID: GrantID, with session: StudioSession, at now: Date) -> SessionReplacement {
+        guard var grant = grants[grantID], grant.isLive(at: now) else { return .grantNotLive }
+        let previous = grant.session
+        if let previous {
+            sessions[previous] = nil
+        }
+        sessions[session.digest] = session
+        expiries.schedule(.session(session.digest), at: session.expiresAt)
+        grant.session = session.digest
+        grants[grantID] = grant
+        removeDue(at: now, limit: Self.removalsPerWrite)
+        return .replaced(previous: previous)
+    }
+
+    mutating func revokeGrant(_ grantID: GrantID, reason: RevocationReason, at now: Date) -> GrantRevocation {
+        guard var grant = grants[grantID], now < grant.expiresAt else { return .notFound }
+        guard grant.revocation == nil else { return .alreadyRevoked(grant) }
+        grant.revocation = Grant.Revocation(revokedAt: now, reason: reason)
+        grants[grantID] = grant
+        removeDue(at: now, limit: Self.removalsPerWrite)
+        return .revoked(grant)
+    }
+
+    private mutating func store(_ issuance: GrantIssuance) {
+        let grant = issuance.grant
+        grants[grant.id] = grant
+        expiries.schedule(.grant(grant.id), at: grant.expiresAt)
+        if let token = issuance.accessToken {
+            accessTokens[token.digest] = token
+            expiries.schedule(.accessToken(token.digest), at: token.expiresAt)
+        }
+        if let token = issuance.refreshToken {
+            refreshTokens[token.digest] = token
+            expiries.schedule(.refreshToken(token.digest), at: token.expiresAt)
+        }
+        if let session = issuance.session {
+            sessions[session.digest] = session
+            expiries.schedule(.session(session.digest), at: session.expiresAt)
+        }
+    }
+
+    // MARK: Expiry
+
+    /// Removes up to `limit` records that are due at `now`, and returns how many it removed.
+    @discardableResult
+    mutating func removeDue(at now: Date, limit: Int) -> Int {
+        var removed = 0
+        while removed < limit, let key = expiries.popDue(at: now) {
+            if removeIfExpired(key, at: now) {
+                removed += 1
+            }
+        }
+        return removed
+    }
+
+    private mutating func removeIfExpired(_ key: RecordKey, at now: Date) -> Bool {
+        switch key {
+        case .code(let digest):
+            guard let code = codes[digest] else { return false }
+            if let redemption = code.redemption, let grant = grants[redemption.grant], now < grant.expiresAt {
+                return false
+            }
+            guard code.redemption != nil || code.expiresAt <= now else { return false }
+            codes[digest] = nil
+        case .grant(let id):
+            guard let grant = grants[id], grant.expiresAt <= now else { return false }
+            grants[id] = nil
+        case .refreshToken(let digest):
+            guard let token = refreshTokens[digest], token.expiresAt <= now else { return false }
+            refreshTokens[digest] = nil
+        case .accessToken(let digest):
+            guard let token = accessTokens[digest], token.expiresAt <= now else { return false }
+            accessTokens[digest] = nil
+        case .session(let digest):
+            guard let session = sessions[digest], session.expiresAt <= now else { return false }
+            sessions[digest] = nil
+        }
+        return true
+    }
+}

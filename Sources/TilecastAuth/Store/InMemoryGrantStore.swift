@@ -1,0 +1,144 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Synchronization
+
+#if canImport(FoundationEssentials)
+public import FoundationEssentials
+#else
+public import Foundation
+#endif
+
+/// The embedded default ``GrantStore``: every record in process memory, every operation atomic.
+///
+/// Each operation runs entirely inside one lock with no suspension point, so it is atomic under any
+/// number of concurrent tasks — unlike fosite's in-memory store, whose transactions are documented as
+/// doing nothing. Writes also remove a few due records on their way out, so memory follows the live set
+/// of codes, grants, tokens and sessions instead of growing with every exchange; ``removeExpired(at:)``
+/// removes everything due at once.
+///
+/// It serves one process. Several server instances behind a load balancer need a shared store.
+public final class InMemoryGrantStore: GrantStore, Sendable {
+    /// Every record the store holds, for tests that compare the store before and after a request.
+    public struct Snapshot: Hashable, Sendable {
+        public var codes: [SecretDigest: AuthorizationCode]
+        public var grants: [GrantID: Grant]
+        public var refreshTokens: [SecretDigest: RefreshToken]
+        public var accessTokens: [SecretDigest: AccessToken]
+        public var sessions: [SecretDigest: StudioSession]
+    }
+
+    private let storage: Mutex<InMemoryGrantStorage>
+
+    /// Creates an empty store that knows `clients`.
+    public init(clients: [Client]) {
+        self.storage = Mutex(InMemoryGrantStorage(clients: clients))
+    }
+
+    /// Every record the store holds now.
+    public func snapshot() -> Snapshot {
+        storage.withLock { storage in
+            Snapshot(
+                codes: storage.codes,
+                grants: storage.grants,
+                refreshTokens: storage.refreshTokens,
+                accessTokens: storage.accessTokens,
+                sessions: storage.sessions
+            )
+        }
+    }
+
+    public func client(_ id: ClientID) async throws -> Client? {
+        storage.withLock { $0.clients[id] }
+    }
+
+    public func insertCode(_ code: AuthorizationCode) async throws {
+        storage.withLock { $0.insertCode(code) }
+    }
+
+    public func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
+        storage.withLock { $0.codes[digest] }
+    }
+
+    public func redeemCode(
+        _ digest: SecretDigest,
+        issuing issuance: GrantIssuance,
+        at now: Date
+    ) async throws
+        -> CodeRedemption
+    {
+        storage.withLock { $0.redeemCode(digest, issuing: issuance, at: now) }
+    }
+
+    public func createGrant(_ issuance: GrantIssuance) async throws {
+        storage.withLock { $0.createGrant(issuance) }
+    }
+
+    public func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
+        storage.withLock { storage in
+            guard let token = storage.refreshTokens[digest], let grant = storage.grants[token.grant] else { return nil }
+            return RefreshTokenLookup(token: token, grant: grant)
+        }
+    }
+
+    public func rotateRefreshToken(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        at now: Date
+    ) async throws -> RefreshRotation {
+        storage.withLock {
+            $0.rotateRefreshToken(
+                presented,
+                replacing: current,
+                successor: successor,
+                accessToken: accessToken,
+                at: now
+            )
+        }
+    }
+
+    public func replaceSession(
+        of grant: GrantID,
+        with session: StudioSession,
+        at now: Date
+    ) async throws
+        -> SessionReplacement
+    {
+        storage.withLock { $0.replaceSession(of: grant, with: session, at: now) }
+    }
+
+    public func revokeGrant(_ id: GrantID, reason: RevocationReason, at now: Date) async throws -> GrantRevocation {
+        storage.withLock { $0.revokeGrant(id, reason: reason, at: now) }
+    }
+
+    public func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {
+        storage.withLock { storage in
+            guard let token = storage.accessTokens[digest], let grant = storage.grants[token.grant] else { return nil }
+            return AccessTokenLookup(token: token, grant: grant)
+        }
+    }
+
+    public func session(_ digest: SecretDigest) async throws -> SessionLookup? {
+        storage.withLock { storage in
+            guard let session = storage.sessions[digest], let grant = storage.grants[session.grant] else { return nil }
+            return SessionLookup(session: session, grant: grant)
+        }
+    }
+
+    public func grant(_ id: GrantID) async throws -> Grant? {
+        storage.withLock { $0.grants[id] }
+    }
+
+    /// Every stored grant of an account, oldest first. This scans all grants: it serves account pages,
+    /// not the request path.
+    public func grants(of account: AccountID) async throws -> [Grant] {
+        storage.withLock { storage in
+            storage.grants.values.filter { $0.account == account }.sorted { $0.createdAt < $1.createdAt }
+        }
+    }
+
+    public func removeExpired(at now: Date) async throws -> Int {
+        storage.withLock { $0.removeDue(at: now, limit: .max) }
+    }
+}

@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// `tilecast-auth <subcommand>`: tools around the TilecastAuth library.
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = """
+    usage: tilecast-auth <subcommand>
+
+    subcommands:
+      demo    walk one user through the whole lifecycle against the in-memory store,
+              printing every HTTP exchange (secrets shortened)
+      help    show this text
+    """
+
+switch arguments.first {
+case "demo":
+    var demo = Demo()
+    exit(await demo.run() ? 0 : 1)
+case "help", "--help", "-h":
+    print(usage)
+case .some(let other):
+    FileHandle.standardError.write("tilecast-auth: unknown subcommand '\(other)'\n\n\(usage)\n")
+    exit(64)
+case nil:
+    FileHandle.standardError.write(usage + "\n")
+    exit(64)
+}

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+@testable import TilecastAuth
+
+struct SHA256Tests {
+    private func hex(_ words: SHA256Words) -> String {
+        words.bytes.map { String($0, radix: 16).leftPadded(to: 2) }.joined()
+    }
+
+    /// FIPS 180-4 / NIST CAVP known answers, including the empty message and the two-block messages.
+    @Test(
+        "NIST known answers",
+        arguments: [
+            ("", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            ("abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (
+                "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+            ),
+            (
+                "abcdefghbcdefghicdefghijdefghijkefghijklfghijklmghijklmnhijklmnoijklmnopjklmnopqklmnopqrlmnopqrsmnopqrstnopqrstu",
+                "cf5b16a778af8380036ce59e7b0492370b249b11e8f07a51afac45037afee9d1"
+            ),
+        ]
+    )
+    func knownAnswers(message: String, digest: String) {
+        #expect(hex(SHA256.hash(utf8: message)) == digest)
+    }
+
+    @Test("NIST known answer: one million a")
+    func millionA() {
+        #expect(
+            hex(SHA256.hash([UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)))
+                == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+        )
+    }
+
+    /// Lengths around the padding boundaries (55/56 bytes decide whether padding needs a second block),
+    /// with digests from an independent implementation (Python's hashlib).
+    @Test(
+        "Padding boundaries",
+        arguments: [
+            (55, "463eb28e72f82e0a96c0a4cc53690c571281131f672aa229e0d45ae59b598b59"),
+            (56, "da2ae4d6b36748f2a318f23e7ab1dfdf45acdc9d049bd80e59de82a60895f562"),
+            (63, "29af2686fd53374a36b0846694cc342177e428d1647515f078784d69cdb9e488"),
+            (64, "fdeab9acf3710362bd2658cdc9a29e8f9c757fcf9811603a8c447cd1d9151108"),
+            (65, "4bfd2c8b6f1eec7a2afeb48b934ee4b2694182027e6d0fc075074f2fabb31781"),
+            (119, "da18797ed7c3a777f0847f429724a2d8cd5138e6ed2895c3fa1a6d39d18f7ec6"),
+            (120, "f52b23db1fbb6ded89ef42a23ce0c8922c45f25c50b568a93bf1c075420bbb7c"),
+            (127, "92ca0fa6651ee2f97b884b7246a562fa71250fedefe5ebf270d31c546bfea976"),
+            (128, "471fb943aa23c511f6f72f8d1652d9c880cfa392ad80503120547703e56a2be5"),
+        ]
+    )
+    func paddingBoundaries(length: Int, digest: String) {
+        let message = (0..<length).map { UInt8($0) }
+        #expect(hex(SHA256.hash(message)) == digest)
+    }
+
+    /// RFC 7636 Appendix B: the verifier's SHA-256 octets and the resulting S256 challenge.
+    @Test("RFC 7636 Appendix B")
+    func rfc7636AppendixB() {
+        let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+        let octets: [UInt8] = [
+            19, 211, 30, 150, 26, 26, 216, 236, 47, 22, 177, 12, 76, 152, 46, 8,
+            118, 168, 120, 173, 109, 241, 68, 86, 110, 225, 137, 74, 203, 112, 249, 195,
+        ]
+        #expect(SHA256.hash(utf8: verifier).bytes == octets)
+        #expect(PKCE.s256Challenge(for: verifier) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        let challenge = CodeChallenge(method: .s256, value: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+        #expect(PKCE.verify(verifier, against: challenge))
+        #expect(!PKCE.verify(verifier.replacingOccurrences(of: "d", with: "e"), against: challenge))
+        #expect(!PKCE.verify(verifier, against: CodeChallenge(method: .plain, value: verifier)))
+        #expect(!PKCE.verify(verifier, against: nil))
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        String(repeating: "0", count: max(0, length - count)) + self
+    }
+}

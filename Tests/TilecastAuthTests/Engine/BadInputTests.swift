@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+@testable import TilecastAuth
+
+/// Behaviour 9: bad input gets a JSON error in one envelope, with the right status, and changes nothing.
+struct BadInputTests {
+    /// The request body of the endpoint's API document, verbatim.
+    static let specExampleBody =
+        #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"example","redirect_uri":"https://example.com","code_verifier":"example","refresh_token":"example","studio_session":false}"#
+
+    @Test("The spec's example body, sent as-is, gets a 400 JSON error")
+    func specExample() async throws {
+        let harness = try Harness()
+        let response = await harness.post(text: Self.specExampleBody)
+        #expect(response.status == 400)
+        #expect(response.errorCode == "invalid_request")
+        #expect(response.json["error_description"] is String)
+        #expect(response.hasNoStoreJSONHeaders)
+    }
+
+    @Test("The spec's example with a real code, verifier and callback succeeds, other members ignored")
+    func specExampleWithRealValues() async throws {
+        let harness = try Harness()
+        let verifier = harness.newVerifier()
+        let code = try await harness.issueCode(verifier: verifier)
+        let body = Self.specExampleBody
+            .replacingOccurrences(of: #""code":"example""#, with: #""code":"\#(code)""#)
+            .replacingOccurrences(of: "https://example.com", with: Harness.callback)
+            .replacingOccurrences(of: #""code_verifier":"example""#, with: #""code_verifier":"\#(verifier)""#)
+        let response = await harness.post(text: body)
+        #expect(response.status == 200)
+        #expect(response.authenticated == true)
+        #expect(response.setCookies.count == 1)
+    }
+
+    /// Every malformed request: (description, method, content type, body, status, error code).
+    static let cases: [(String, String, String?, String, Int, String)] = [
+        ("GET", "GET", "application/json", "{}", 405, "invalid_request"),
+        ("lowercase post", "post", "application/json", "{}", 405, "invalid_request"),
+        ("no content type", "POST", nil, "{}", 415, "invalid_request"),
+        (
+            "form encoding", "POST", "application/x-www-form-urlencoded", "grant_type=refresh_token", 415,
+            "invalid_request"
+        ),
+        ("text/plain", "POST", "text/plain", "{}", 415, "invalid_request"),
+        ("latin-1", "POST", "application/json; charset=iso-8859-1", "{}", 415, "invalid_request"),
+        ("json+suffix", "POST", "application/jsonx", "{}", 415, "invalid_request"),
+        ("empty body", "POST", "application/json", "", 400, "invalid_request"),
+        ("not JSON", "POST", "application/json", "grant_type=refresh_token", 400, "invalid_request"),
+        ("array", "POST", "application/json", "[]", 400, "invalid_request"),
+        ("truncated", "POST", "application/json", #"{"grant_type":"refresh_to"#, 400, "invalid_request"),
+        (
+            "duplicate grant_type", "POST", "application/json",
+            #"{"grant_type":"refresh_token","grant_type":"authorization_code","client_id":"tilecast-ios","refresh_token":"x"}"#,
+            400, "invalid_request"
+        ),
+        (
+            "duplicate via escape", "POST", "application/json",
+            #"{"client_id":"tilecast-ios","client\u005fid":"tilecast-web","grant_type":"refresh_token","refresh_token":"x"}"#,
+            400, "invalid_request"
+        ),
+        ("missing grant_type", "POST", "application/json", #"{"client_id":"tilecast-ios"}"#, 400, "invalid_request"),
+        (
+            "null grant_type", "POST", "application/json", #"{"grant_type":null,"client_id":"tilecast-ios"}"#, 400,
+            "invalid_request"
+        ),
+        (
+            "numeric grant_type", "POST", "application/json", #"{"grant_type":1,"client_id":"tilecast-ios"}"#, 400,
+            "invalid_request"
+        ),
+        (
+            "unknown grant_type", "POST", "application/json", #"{"grant_type":"password","client_id":"tilecast-ios"}"#,
+            400, "unsupported_grant_type"
+        ),
+        (
+            "client_credentials", "POST", "application/json", #"{"grant_type":"client_credentials"}"#, 400,
+            "unsupported_grant_type"
+        ),
+        (
+            "missing client_id", "POST", "application/json", #"{"grant_type":"refresh_token","refresh_token":"x"}"#,
+            400, "invalid_request"
+        ),
+        (
+            "empty client_id", "POST", "application/json",
+            #"{"grant_type":"refresh_token","client_id":"","refresh_token":"x"}"#, 400, "invalid_request"
+        ),
+        (
+            "array client_id", "POST", "application/json",
+            #"{"grant_type":"refresh_token","client_id":["tilecast-ios"],"refresh_token":"x"}"#, 400, "invalid_request"
+        ),
+        (
+            "other client_id", "POST", "application/json",
+            #"{"grant_type":"refresh_token","client_id":"tilecast-cli","refresh_token":"x"}"#, 400, "invalid_client"
+        ),
+        (
+            "missing refresh_token", "POST", "application/json",
+            #"{"grant_type":"refresh_token","client_id":"tilecast-ios"}"#, 400, "invalid_request"
+        ),
+        (
+            "numeric refresh_token", "POST", "application/json",
+            #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":7}"#, 400, "invalid_request"
+        ),
+        (
+            "string studio_session", "POST", "application/json",
+            #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"x","studio_session":"true"}"#,
+            400, "invalid_request"
+        ),
+        (
+            "missing code", "POST", "application/json",
+            #"{"grant_type":"authorization_code","client_id":"tilecast-ios","redirect_uri":"tilecast-ios://oauth/callback","code_verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#,
+            400, "invalid_request"
+        ),
+        (
+            "missing redirect_uri", "POST", "application/json",
+            #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","code_verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#,
+            400, "invalid_request"
+        ),
+        (
+            "missing code_verifier", "POST", "application/json",
+            #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","redirect_uri":"tilecast-ios://oauth/callback"}"#,
+            400, "invalid_request"
+        ),
+        (
+            "short code_verifier", "POST", "application/json",
+            #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","redirect_uri":"tilecast-ios://oauth/callback","code_verifier":"short"}"#,
+            400, "invalid_request"
+        ),
+        (
+            "unknown code", "POST", "application/json",
+            #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","redirect_uri":"tilecast-ios://oauth/callback","code_verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#,
+            400, "invalid_grant"
+        ),
+        (
+            "unknown refresh token", "POST", "application/json",
+            #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"x"}"#, 400, "invalid_grant"
+        ),
+    ]
+
+    @Test(
+        "Malformed requests get the right status and code, in the JSON envelope, and change nothing",
+        arguments: cases
+    )
+    func malformed(
+        description: String,
+        method: String,
+        contentType: String?,
+        body: String,
+        status: Int,
+        code: String
+    ) async throws {
+        let harness = try Harness()
+        _ = try await harness.signIn()
+        let before = harness.memory.snapshot()
+        var headers = HTTPHeaders()
+        if let contentType {
+            headers.append(name: "Content-Type", value: contentType)
+        }
+        let response = await harness.post(body: Array(body.utf8), method: method, headers: headers)
+        #expect(response.status == status, "\(description)")
+        #expect(response.errorCode == code, "\(description)")
+        #expect(response.json["error_description"] is String, "\(description)")
+        #expect(Set(response.json.keys) == ["error", "error_description"], "\(description)")
+        #expect(response.hasNoStoreJSONHeaders, "\(description)")
+        #expect(response.setCookies.isEmpty, "\(description)")
+        #expect(harness.memory.snapshot() == before, "\(description)")
+    }
+
+    @Test("405 names the allowed method")
+    func allowHeader() async throws {
+        let harness = try Harness()
+        let response = await harness.post(body: [], method: "GET")
+        #expect(response.response.headers["Allow"] == "POST")
+    }
+
+    @Test(
+        "A JSON content type with charset utf-8 or other parameters is accepted",
+        arguments: [
+            "application/json; charset=utf-8", "Application/JSON;charset=\"UTF-8\"", "application/json ; foo=bar",
+        ]
+    )
+    func contentTypeParameters(contentType: String) async throws {
+        let harness = try Harness()
+        let response = await harness.post(body: Array("{}".utf8), headers: ["Content-Type": contentType])
+        #expect(response.status == 400)
+        #expect(response.errorCode == "invalid_request")
+    }
+
+    @Test("A body over the limit gets 413")
+    func bodyTooLarge() async throws {
+        let harness = try Harness(configuration: EngineConfiguration(maximumBodyBytes: 1024))
+        let padding = String(repeating: "a", count: 1100)
+        let response = await harness.post(text: #"{"pad":"\#(padding)"}"#)
+        #expect(response.status == 413)
+        #expect(response.errorCode == "invalid_request")
+    }
+
+    @Test("Unknown members are ignored, and so are the other grant type's members whatever their type")
+    func ignoredMembers() async throws {
+        let harness = try Harness()
+        let verifier = harness.newVerifier()
+        let code = try await harness.issueCode(verifier: verifier)
+        let response = await harness.exchange(
+            code: code,
+            verifier: verifier,
+            extra: ["refresh_token": 12, "studio_session": "yes", "scope": ["x"], "nonce": ["deep": [1, 2]]]
+        )
+        #expect(response.status == 200)
+
+        let refresh = await harness.post(json: [
+            "grant_type": "refresh_token", "client_id": "tilecast-ios",
+            "refresh_token": try #require(response.refreshToken), "code": 5, "code_verifier": false,
+        ])
+        #expect(refresh.status == 200)
+    }
+
+    @Test(
+        "A browser Origin that is not allowed is refused (login CSRF); an allowed one is not",
+        arguments: [
+            ("https://evil.example", 403), ("null", 403), ("https://studio.tilecast.test", 400),
+        ]
+    )
+    func origin(origin: String, status: Int) async throws {
+        let harness = try Harness(configuration: EngineConfiguration(allowedOrigins: ["https://studio.tilecast.test"]))
+        _ = try await harness.signIn()
+        let before = harness.memory.snapshot()
+        let response = await harness.post(
+            body: Array("{}".utf8),
+            headers: ["Content-Type": "application/json", "Origin": origin]
+        )
+        #expect(response.status == status)
+        #expect(harness.memory.snapshot() == before)
+    }
+
+    @Test("A cross-site Sec-Fetch-Site without an allowed origin is refused")
+    func fetchMetadata() async throws {
+        let harness = try Harness()
+        let response = await harness.post(
+            body: Array("{}".utf8),
+            headers: ["Content-Type": "application/json", "Sec-Fetch-Site": "cross-site"]
+        )
+        #expect(response.status == 403)
+        #expect(response.errorCode == "access_denied")
+    }
+
+    @Test("No body of random bytes crashes the engine or gets a 5xx")
+    func randomBodies() async throws {
+        let harness = try Harness()
+        let fragments = [
+            "{", "}", "[", "]", "\"", ":", ",", "grant_type", "refresh_token", "authorization_code", "client_id",
+            "tilecast-ios", "\\u0000", "\\ud800", "null", "true", "-0.1e5", " ", "\u{0}", "\u{FFFF}", "é",
+        ]
+        var generator = SplitMix(state: 42)
+        for _ in 0..<2000 {
+            var body: [UInt8] = []
+            for _ in 0..<Int(generator.next() % 24) {
+                if generator.next() % 4 == 0 {
+                    body.append(UInt8(truncatingIfNeeded: generator.next()))
+                } else {
+                    body += Array(fragments[Int(generator.next() % UInt64(fragments.count))].utf8)
+                }
+            }
+            let response = await harness.post(body: body)
+            #expect((400..<500).contains(response.status))
+            #expect(response.errorCode != nil)
+        }
+    }
+}
+
+/// A tiny deterministic generator for the tests' own randomness.
+struct SplitMix: RandomNumberGenerator {
+    var state: UInt64
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var mixed = state
+        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
+        return mixed ^ (mixed >> 31)
+    }
+}

@@ -1,0 +1,130 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+@testable import TilecastAuth
+
+/// Behaviour 6: the Studio session belongs to the grant.
+struct SessionLifecycleTests {
+    @Test("Revoking the grant ends the session; the cookie, access token and refresh token all fail")
+    func revokingEndsSession() async throws {
+        let harness = try Harness()
+        let signIn = try await harness.signIn()
+        let grant = try #require(harness.memory.snapshot().grants.keys.first)
+
+        let outcome = try await harness.engine.revokeGrant(grant)
+        guard case .revoked(let revoked) = outcome else {
+            Issue.record("expected .revoked, got \(outcome)")
+            return
+        }
+        #expect(revoked.revocation?.reason == .revokedByServer)
+        #expect(try await !harness.sessionAuthenticates(signIn.sessionID))
+        #expect(try await !harness.bearerAuthenticates(signIn.accessToken))
+        #expect(await harness.refresh(try #require(signIn.refreshToken)).status == 400)
+        #expect(try await harness.engine.revokeGrant(grant) == .alreadyRevoked(revoked))
+    }
+
+    @Test("Signing the session out revokes the grant; the cookie, access token and refresh token all fail")
+    func signOutRevokes() async throws {
+        let harness = try Harness()
+        let signIn = try await harness.signIn()
+        let sessionID = try #require(signIn.sessionID)
+
+        let outcome = try await harness.engine.signOut(sessionCookieValue: sessionID)
+        guard case .signedOut(let grant) = outcome else {
+            Issue.record("expected .signedOut, got \(outcome)")
+            return
+        }
+        #expect(harness.memory.snapshot().grants[grant]?.revocation?.reason == .signedOut)
+        #expect(try await !harness.sessionAuthenticates(sessionID))
+        #expect(try await !harness.bearerAuthenticates(signIn.accessToken))
+        let refreshed = await harness.refresh(try #require(signIn.refreshToken))
+        #expect(refreshed.status == 400)
+        #expect(harness.observer.refusals.last == .grantRevoked)
+    }
+
+    @Test("Signing out reads the configured cookie from the Cookie header")
+    func signOutFromHeaders() async throws {
+        let harness = try Harness()
+        let signIn = try await harness.signIn()
+        let sessionID = try #require(signIn.sessionID)
+        let headers: HTTPHeaders = ["Cookie": "theme=dark; __Host-tilecast_session=\(sessionID)"]
+        guard case .authenticated(let who) = try await harness.engine.authenticateSession(headers: headers) else {
+            Issue.record("the cookie should authenticate")
+            return
+        }
+        #expect(who.account == Harness.account)
+        #expect(who.client == .tilecastIOS)
+        #expect(try await harness.engine.signOut(headers: headers) == .signedOut(grant: who.grant))
+        #expect(try await harness.engine.authenticateSession(headers: headers) == .unauthenticated(.revoked))
+    }
+
+    @Test("A cookie whose name differs in case, or two session cookies, do not authenticate")
+    func cookieNameExact() async throws {
+        let harness = try Harness()
+        let sessionID = try #require(try await harness.signIn().sessionID)
+        let lowercase: HTTPHeaders = ["Cookie": "__host-tilecast_session=\(sessionID)"]
+        #expect(try await harness.engine.authenticateSession(headers: lowercase) == .unauthenticated(.missing))
+        let twice: HTTPHeaders = [
+            "Cookie": "__Host-tilecast_session=\(sessionID); __Host-tilecast_session=\(sessionID)"
+        ]
+        #expect(try await harness.engine.authenticateSession(headers: twice) == .unauthenticated(.ambiguous))
+    }
+
+    @Test("Signing out an unknown or malformed cookie changes nothing")
+    func signOutUnknown() async throws {
+        let harness = try Harness()
+        _ = try await harness.signIn()
+        let before = harness.memory.snapshot()
+        #expect(try await harness.engine.signOut(sessionCookieValue: "nonsense") == .noSession)
+        #expect(
+            try await harness.engine.signOut(sessionCookieValue: "tcs_" + String(repeating: "A", count: 43))
+                == .noSession
+        )
+        #expect(harness.memory.snapshot() == before)
+    }
+
+    @Test("A session expires with its lifetime; the Max-Age says when")
+    func sessionExpiry() async throws {
+        let harness = try Harness(
+            configuration: EngineConfiguration(lifetimes: TokenLifetimes(studioSession: .seconds(3600)))
+        )
+        let signIn = try await harness.signIn()
+        #expect(signIn.cookieAttributes["max-age"] == "3600")
+        harness.clock.advance(by: 3599)
+        #expect(try await harness.sessionAuthenticates(signIn.sessionID))
+        harness.clock.advance(by: 1)
+        #expect(
+            try await harness.engine.authenticateSession(cookieValue: try #require(signIn.sessionID))
+                == .unauthenticated(.expired)
+        )
+    }
+
+    @Test("Bearer authentication takes the scheme case-insensitively and nothing else")
+    func bearerParsing() async throws {
+        let harness = try Harness()
+        let token = try #require(try await harness.signIn().accessToken)
+        for header in ["Bearer \(token)", "bearer \(token)", "BEARER \(token)"] {
+            guard case .authenticated = try await harness.engine.authenticateBearer(authorization: header) else {
+                Issue.record("\(header.prefix(7)) should authenticate")
+                continue
+            }
+        }
+        for header in ["Basic \(token)", token, "Bearer  \(token)", "Bearer"] {
+            #expect(try await harness.engine.authenticateBearer(authorization: header) == .unauthenticated(.malformed))
+        }
+        #expect(try await harness.engine.authenticateBearer(authorization: nil) == .unauthenticated(.missing))
+        harness.clock.advance(by: 900)
+        #expect(try await harness.engine.authenticateAccessToken(token) == .unauthenticated(.expired))
+    }
+
+    @Test("The account page lists the account's grants")
+    func grantsOfAccount() async throws {
+        let harness = try Harness()
+        _ = try await harness.signIn()
+        _ = try await harness.signIn()
+        _ = try await harness.signIn(account: "account-8")
+        #expect(try await harness.engine.grants(of: Harness.account).count == 2)
+    }
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Testing
+
+@testable import TilecastAuth
+
+struct JSONObjectParserTests {
+    private func parse(_ text: String) throws(JSONParseError) -> [(name: String, value: JSONValue)] {
+        let bytes = Array(text.utf8)
+        return try parse(bytes)
+    }
+
+    private func parse(_ bytes: [UInt8]) throws(JSONParseError) -> [(name: String, value: JSONValue)] {
+        let result = bytes.withUnsafeBytes { buffer -> Result<[(name: String, value: JSONValue)], JSONParseError> in
+            do throws(JSONParseError) {
+                return .success(try JSONObjectParser.parse(buffer))
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    @Test("Members come back in order with their values")
+    func members() throws {
+        let members = try parse(
+            #" { "a" : "x\n\u00e9\ud83d\ude00" , "b":true,"c":false,"d":null,"e":-1.5e+3,"f":{"g":[1,{}]},"h":[] } "#
+        )
+        #expect(members.map(\.name) == ["a", "b", "c", "d", "e", "f", "h"])
+        #expect(members[0].value == .string("x\né😀"))
+        #expect(members[1].value == .bool(true))
+        #expect(members[2].value == .bool(false))
+        #expect(members[3].value == .null)
+        #expect(members[4].value == .number)
+        #expect(members[5].value == .object)
+        #expect(members[6].value == .array)
+    }
+
+    @Test("The empty object parses")
+    func emptyObject() throws {
+        #expect(try parse("{}").isEmpty)
+    }
+
+    @Test(
+        "Malformed bodies are refused with the right kind",
+        arguments: [
+            ("", JSONParseError.Kind.unexpectedEnd),
+            ("[]", .notAnObject),
+            ("\"x\"", .notAnObject),
+            ("{", .unexpectedEnd),
+            ("{\"a\"}", .unexpectedByte),
+            ("{\"a\":}", .unexpectedByte),
+            ("{\"a\":1,}", .unexpectedByte),
+            ("{a:1}", .unexpectedByte),
+            ("{'a':1}", .unexpectedByte),
+            ("{\"a\":01}", .unexpectedByte),
+            ("{\"a\":1.}", .invalidNumber),
+            ("{\"a\":-}", .invalidNumber),
+            ("{\"a\":1e}", .invalidNumber),
+            ("{\"a\":tru}", .unexpectedByte),
+            ("{\"a\":\"\\x\"}", .invalidEscape),
+            ("{\"a\":\"\\u12g4\"}", .invalidEscape),
+            ("{\"a\":\"\\ud800\"}", .loneSurrogate),
+            ("{\"a\":\"\\udc00\"}", .loneSurrogate),
+            ("{\"a\":\"\\ud800\\u0041\"}", .loneSurrogate),
+            ("{\"a\":\"line\nbreak\"}", .unescapedControlCharacter),
+            ("{\"a\":1} x", .trailingContent),
+            ("{\"a\":1}{}", .trailingContent),
+            ("{\"a\":1,\"a\":2}", .duplicateMember),
+            ("{\"grant_type\":1,\"grant\\u005ftype\":2}", .duplicateMember),
+            ("{\"x\":{\"b\":1,\"b\":2}}", .duplicateMember),
+            ("\u{FEFF}{}", .notAnObject),
+        ]
+    )
+    func malformed(text: String, kind: JSONParseError.Kind) {
+        #expect(throws: JSONParseError.self) { try parse(text) }
+        do {
+            _ = try parse(text)
+        } catch {
+            #expect(error.kind == kind)
+        }
+    }
+
+    @Test(
+        "Invalid UTF-8 is refused",
+        arguments: [[0xC0, 0xAF], [0xED, 0xA0, 0x80], [0xFF], [0xE2, 0x82]] as [[UInt8]]
+    )
+    func invalidUTF8(sequence: [UInt8]) {
+        let body = Array("{\"a\":\"".utf8) + sequence + Array("\"}".utf8)
+        #expect(throws: JSONParseError(kind: .invalidUTF8, offset: 6)) { try parse(body) }
+    }
+
+    @Test("Nesting is limited, so no body can exhaust the stack")
+    func depth() throws {
+        let allowed = "{\"a\":" + String(repeating: "[", count: 30) + String(repeating: "]", count: 30) + "}"
+        #expect(try parse(allowed).count == 1)
+        let deep = "{\"a\":" + String(repeating: "[", count: 100_000) + String(repeating: "]", count: 100_000) + "}"
+        #expect(throws: JSONParseError.self) { try parse(deep) }
+    }
+
+    @Test("Duplicates are compared by bytes: canonically equivalent names are distinct")
+    func duplicatesByBytes() throws {
+        // U+00E9 and e + U+0301 are canonically equivalent, but different names to every JSON parser.
+        let members = try parse("{\"\u{E9}\":1,\"e\u{301}\":2}")
+        #expect(members.count == 2)
+    }
+
+    @Test("Many members switch duplicate detection to a set without changing its answer")
+    func manyMembers() throws {
+        let names = (0..<40).map { "\"m\($0)\":\($0)" }
+        #expect(try parse("{" + names.joined(separator: ",") + "}").count == 40)
+        #expect(throws: JSONParseError.self) { try parse("{" + names.joined(separator: ",") + ",\"m3\":0}") }
+    }
+}

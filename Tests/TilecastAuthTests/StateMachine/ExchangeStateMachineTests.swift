@@ -1,0 +1,269 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+@testable import TilecastAuth
+
+/// The pure state machine, driven step by step without a store.
+struct ExchangeStateMachineTests {
+    private static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    private static let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
+    private static let challenge = CodeChallenge(method: .s256, value: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
+    private static let grantID = GrantID(rawValue: UUID(uuidString: "00000000-0000-4000-8000-000000000001")!)
+
+    private func machine(
+        body: String,
+        configuration: EngineConfiguration = EngineConfiguration()
+    ) -> ExchangeStateMachine {
+        ExchangeStateMachine(
+            request: EndpointRequest(
+                method: "POST",
+                headers: ["Content-Type": "application/json"],
+                body: Array(body.utf8),
+                peerAddress: "192.0.2.1"
+            ),
+            configuration: configuration,
+            now: Self.now
+        )
+    }
+
+    private func codeBody(_ code: OpaqueToken, verifier: String = verifier) -> String {
+        #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"\#(code.unredactedValue)","redirect_uri":"tilecast-ios://oauth/callback","code_verifier":"\#(verifier)"}"#
+    }
+
+    private func storedCode(
+        _ code: OpaqueToken,
+        redeemed: Bool = false,
+        client: ClientID = .tilecastIOS
+    ) -> AuthorizationCode {
+        AuthorizationCode(
+            digest: code.digest,
+            client: client,
+            account: "a",
+            redirectURI: "tilecast-ios://oauth/callback",
+            scope: Scope("profile")!,
+            challenge: Self.challenge,
+            issuedAt: Self.now,
+            expiresAt: Self.now.addingTimeInterval(60),
+            redemption: redeemed ? .init(grant: Self.grantID, redeemedAt: Self.now) : nil
+        )
+    }
+
+    private func refusal(_ action: ExchangeStateMachine.Action) -> RefusalReason? {
+        if case .respond(.refused(let error)) = action { return error.reason }
+        return nil
+    }
+
+    @Test("A code exchange asks the limiter, loads the code, checks the account, then redeems")
+    func codeHappyPath() throws {
+        let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
+        var machine = machine(body: codeBody(code))
+        guard case .admit(let key) = machine.start() else { throw Failure("expected .admit") }
+        #expect(key == .peer("192.0.2.1"))
+        guard case .loadCode(let digest) = machine.admitted(.admitted) else { throw Failure("expected .loadCode") }
+        #expect(digest == code.digest)
+        guard case .checkAccount(let account) = machine.codeLoaded(storedCode(code)) else {
+            throw Failure("expected .checkAccount")
+        }
+        #expect(account == "a")
+        guard case .redeemCode(let plan) = machine.accountChecked(.active) else {
+            throw Failure("expected .redeemCode")
+        }
+        #expect(plan.code == code.digest)
+        #expect(plan.scope.rawValue == "profile")
+        #expect(plan.grantExpiresAt == Self.now.addingTimeInterval(365 * 86_400))
+        #expect(plan.accessTokenExpiresAt == Self.now.addingTimeInterval(900))
+    }
+
+    @Test("A wrong verifier is refused right after the code is loaded: nothing else happens")
+    func wrongVerifier() throws {
+        let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
+        var machine = machine(body: codeBody(code, verifier: String(repeating: "x", count: 43)))
+        _ = machine.start()
+        _ = machine.admitted(.admitted)
+        #expect(refusal(machine.codeLoaded(storedCode(code))) == .codeVerifierMismatch)
+    }
+
+    @Test("A used code with valid proof revokes the grant it became; a wrong verifier does not")
+    func replayOrdering() throws {
+        let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
+        var valid = machine(body: codeBody(code))
+        _ = valid.start()
+        _ = valid.admitted(.admitted)
+        guard case .revokeGrant(let grant, let reason) = valid.codeLoaded(storedCode(code, redeemed: true)) else {
+            throw Failure("expected .revokeGrant")
+        }
+        #expect(grant == Self.grantID)
+        #expect(reason == .codeReplayed)
+        #expect(refusal(valid.grantRevoked(.notFound)) == .codeReplayed)
+
+        var invalid = machine(body: codeBody(code, verifier: String(repeating: "y", count: 43)))
+        _ = invalid.start()
+        _ = invalid.admitted(.admitted)
+        #expect(refusal(invalid.codeLoaded(storedCode(code, redeemed: true))) == .codeVerifierMismatch)
+    }
+
+    @Test("Another client's code is refused before replay handling")
+    func otherClientBeforeReplay() throws {
+        let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
+        var machine = machine(body: codeBody(code))
+        _ = machine.start()
+        _ = machine.admitted(.admitted)
+        #expect(
+            refusal(machine.codeLoaded(storedCode(code, redeemed: true, client: "tilecast-web")))
+                == .codeIssuedToAnotherClient
+        )
+    }
+
+    @Test("An inactive account is refused before anything is redeemed")
+    func inactiveAccount() throws {
+        let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
+        var machine = machine(body: codeBody(code))
+        _ = machine.start()
+        _ = machine.admitted(.admitted)
+        _ = machine.codeLoaded(storedCode(code))
+        #expect(refusal(machine.accountChecked(.inactive)) == .accountInactive)
+    }
+
+    @Test("Losing the redemption race is a replay")
+    func lostRace() throws {
+        let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
+        var machine = machine(body: codeBody(code))
+        _ = machine.start()
+        _ = machine.admitted(.admitted)
+        _ = machine.codeLoaded(storedCode(code))
+        _ = machine.accountChecked(.active)
+        let random = SeededRandomSource()
+        let minted = MintedGrant(
+            grant: GrantID(randomSource: random),
+            accessToken: .mint(.accessToken, using: random),
+            refreshToken: .mint(.refreshToken, using: random),
+            session: .mint(.studioSession, using: random)
+        )
+        guard
+            case .revokeGrant(let grant, .codeReplayed) = machine.codeRedeemed(
+                .alreadyRedeemed(grant: Self.grantID),
+                minted: minted
+            )
+        else { throw Failure("expected .revokeGrant") }
+        #expect(grant == Self.grantID)
+    }
+
+    @Test("A limited request is refused before the body is even parsed")
+    func limited() {
+        var machine = machine(body: "not json")
+        _ = machine.start()
+        #expect(refusal(machine.admitted(.limited(retryAfterSeconds: 7))) == .rateLimited(retryAfterSeconds: 7))
+    }
+
+    @Test("A method other than POST is refused before the limiter is asked")
+    func method() {
+        var machine = ExchangeStateMachine(
+            request: EndpointRequest(method: "PUT", headers: [:], body: [], peerAddress: nil),
+            configuration: EngineConfiguration(),
+            now: Self.now
+        )
+        #expect(refusal(machine.start()) == .methodNotAllowed)
+    }
+
+    // MARK: Refresh evaluation
+
+    private func lookup(
+        state: RefreshToken.State,
+        current: SecretDigest,
+        client: ClientID = .tilecastIOS
+    ) -> (RefreshTokenLookup, SecretDigest) {
+        let presented = SecretDigest(of: "presented")
+        let token = RefreshToken(
+            digest: presented,
+            grant: Self.grantID,
+            issuedAt: Self.now,
+            expiresAt: Self.now.addingTimeInterval(3600),
+            state: state
+        )
+        let grant = Grant(
+            id: Self.grantID,
+            client: client,
+            account: "a",
+            scope: .empty,
+            createdAt: Self.now,
+            expiresAt: Self.now.addingTimeInterval(86_400),
+            currentRefreshToken: current,
+            session: nil
+        )
+        return (RefreshTokenLookup(token: token, grant: grant), presented)
+    }
+
+    @Test("Refresh evaluation: client first, then revocation, expiry, and reuse")
+    func refreshEvaluation() {
+        let successor = SecretDigest(of: "successor")
+        let strict = machine(body: "{}")
+        let lenient = machine(body: "{}", configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(10)))
+
+        let (active, presented) = lookup(state: .active, current: SecretDigest(of: "presented"))
+        #expect(strict.evaluate(active, presented: presented) == .rotate(current: presented))
+
+        let (rotated, _) = lookup(
+            state: .rotated(rotatedAt: Self.now.addingTimeInterval(-5), successor: successor),
+            current: successor
+        )
+        #expect(strict.evaluate(rotated, presented: presented) == .revoke(Self.grantID))
+        #expect(lenient.evaluate(rotated, presented: presented) == .rotate(current: successor))
+
+        let (stale, _) = lookup(
+            state: .rotated(rotatedAt: Self.now.addingTimeInterval(-11), successor: successor),
+            current: successor
+        )
+        #expect(lenient.evaluate(stale, presented: presented) == .revoke(Self.grantID))
+
+        let (older, _) = lookup(
+            state: .rotated(rotatedAt: Self.now, successor: successor),
+            current: SecretDigest(of: "newer")
+        )
+        #expect(lenient.evaluate(older, presented: presented) == .revoke(Self.grantID))
+
+        let (retired, _) = lookup(state: .retired(retiredAt: Self.now), current: successor)
+        #expect(lenient.evaluate(retired, presented: presented) == .revoke(Self.grantID))
+
+        let (foreign, _) = lookup(state: .retired(retiredAt: Self.now), current: successor, client: "tilecast-web")
+        #expect(strict.evaluate(foreign, presented: presented) == .refuse(.refreshTokenOfAnotherClient))
+
+        var (revoked, _) = lookup(state: .rotated(rotatedAt: Self.now, successor: successor), current: successor)
+        revoked.grant.revocation = Grant.Revocation(revokedAt: Self.now, reason: .signedOut)
+        #expect(strict.evaluate(revoked, presented: presented) == .refuse(.grantRevoked))
+    }
+
+    @Test("A backend failure while starting a refresh's session still returns the credential")
+    func sessionFailureAfterRotation() throws {
+        let random = SeededRandomSource()
+        let token = OpaqueToken.mint(.refreshToken, using: random)
+        var machine = machine(
+            body:
+                #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"\#(token.unredactedValue)","studio_session":true}"#
+        )
+        _ = machine.start()
+        _ = machine.admitted(.admitted)
+        var (found, _) = lookup(state: .active, current: token.digest)
+        found.token.digest = token.digest
+        _ = machine.refreshTokenLoaded(found)
+        _ = machine.accountChecked(.active)
+        let minted = MintedRotation(
+            accessToken: .mint(.accessToken, using: random),
+            refreshToken: .mint(.refreshToken, using: random)
+        )
+        guard case .replaceSession = machine.refreshTokenRotated(.rotated, minted: minted) else {
+            throw Failure("expected .replaceSession")
+        }
+        guard case .respond(.success(let credential, let cookie)) = machine.backendFailed(.replaceSession) else {
+            throw Failure("expected a success")
+        }
+        #expect(credential?.refreshToken.digest == minted.refreshToken.digest)
+        #expect(cookie == nil)
+    }
+}
+
+struct Failure: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

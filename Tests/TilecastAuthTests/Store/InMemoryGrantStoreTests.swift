@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+@testable import TilecastAuth
+
+struct InMemoryGrantStoreTests {
+    @Test("Expired records are removed, and memory follows the live set")
+    func expiry() async throws {
+        let harness = try Harness()
+        for _ in 0..<20 {
+            _ = try await harness.signIn()
+        }
+        _ = try await harness.issueCode(verifier: harness.newVerifier())
+        var snapshot = harness.memory.snapshot()
+        #expect(snapshot.grants.count == 20)
+        #expect(snapshot.codes.count == 21)
+
+        // Past the unused code's expiry and the access tokens' expiry.
+        harness.clock.advance(by: 901)
+        _ = try await harness.memory.removeExpired(at: harness.clock.now())
+        snapshot = harness.memory.snapshot()
+        #expect(snapshot.codes.count == 20)  // redeemed codes stay while their grants live
+        #expect(snapshot.accessTokens.isEmpty)
+        #expect(snapshot.sessions.count == 20)
+
+        // Past the grants' absolute expiry everything goes.
+        harness.clock.advance(by: 366 * 86_400)
+        _ = try await harness.memory.removeExpired(at: harness.clock.now())
+        snapshot = harness.memory.snapshot()
+        #expect(snapshot.codes.isEmpty)
+        #expect(snapshot.grants.isEmpty)
+        #expect(snapshot.refreshTokens.isEmpty)
+        #expect(snapshot.sessions.isEmpty)
+    }
+
+    @Test("Writes remove due records as they go, without a sweep")
+    func amortisedRemoval() async throws {
+        let harness = try Harness()
+        for _ in 0..<50 {
+            _ = try await harness.issueCode(verifier: harness.newVerifier())
+        }
+        harness.clock.advance(by: 61)
+        for _ in 0..<10 {
+            _ = try await harness.issueCode(verifier: harness.newVerifier())
+        }
+        #expect(harness.memory.snapshot().codes.count == 10)
+    }
+
+    @Test("Removing expired records never changes an answer")
+    func removalDoesNotChangeAnswers() async throws {
+        let harness = try Harness()
+        let verifier = harness.newVerifier()
+        let code = try await harness.issueCode(verifier: verifier)
+        harness.clock.advance(by: 61)
+        let before = await harness.exchange(code: code, verifier: verifier)
+        _ = try await harness.memory.removeExpired(at: harness.clock.now())
+        let after = await harness.exchange(code: code, verifier: verifier)
+        #expect(before.status == 400)
+        #expect(after.status == 400)
+        #expect(before.errorCode == after.errorCode)
+    }
+
+    @Test("A rotation that names a stale current token writes nothing")
+    func staleRotation() async throws {
+        let harness = try Harness()
+        let token = try #require(try await harness.signIn().refreshToken)
+        let presented = try #require(OpaqueToken(presented: token, as: .refreshToken))
+        let before = harness.memory.snapshot()
+        let now = harness.clock.now()
+        let grant = try #require(before.grants.values.first)
+        let outcome = try await harness.memory.rotateRefreshToken(
+            presented.digest,
+            replacing: SecretDigest(of: "not current"),
+            successor: RefreshToken(
+                digest: SecretDigest(of: "s"),
+                grant: grant.id,
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(60)
+            ),
+            accessToken: AccessToken(
+                digest: SecretDigest(of: "a"),
+                grant: grant.id,
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(60)
+            ),
+            at: now
+        )
+        guard case .superseded = outcome else {
+            Issue.record("expected .superseded, got \(outcome)")
+            return
+        }
+        #expect(harness.memory.snapshot() == before)
+    }
+
+    @Test("Revocation and session replacement refuse a grant that is not live")
+    func notLive() async throws {
+        let harness = try Harness()
+        _ = try await harness.signIn()
+        let grant = try #require(harness.memory.snapshot().grants.values.first)
+        let now = harness.clock.now()
+        #expect(
+            try await harness.memory.revokeGrant(grant.id, reason: .revokedByServer, at: grant.expiresAt) == .notFound
+        )
+        _ = try await harness.memory.revokeGrant(grant.id, reason: .revokedByServer, at: now)
+        let session = StudioSession(
+            digest: SecretDigest(of: "s"),
+            grant: grant.id,
+            startedAt: now,
+            expiresAt: now.addingTimeInterval(60)
+        )
+        #expect(try await harness.memory.replaceSession(of: grant.id, with: session, at: now) == .grantNotLive)
+    }
+}
