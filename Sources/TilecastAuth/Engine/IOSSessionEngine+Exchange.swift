@@ -52,11 +52,11 @@ extension IOSSessionEngine {
                     action = failed(.accountStatus, error, &machine)
                 }
 
-            case .redeemCode(let plan):
+            case .redeemCode(let code, let plan):
                 let minted = mintGrant(nativeCredential: plan.issuesNativeCredential)
                 let issuance = plan.issuance(minted)
                 do {
-                    let outcome = try await store.redeemCode(plan.code, issuing: issuance, at: now)
+                    let outcome = try await store.redeemCode(code, issuing: issuance, at: now)
                     if outcome == .redeemed {
                         observer.observe(.grantCreated(grant: minted.grant, client: plan.client, account: plan.account))
                         observer.observe(.sessionStarted(grant: minted.grant))

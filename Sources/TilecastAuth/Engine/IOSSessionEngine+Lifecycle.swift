@@ -81,50 +81,28 @@ extension IOSSessionEngine {
         let grantedScope = try allowedScope(scope, for: client)
         try await requireActive(account)
 
-        let now = timeSource.now()
-        let lifetimes = configuration.lifetimes
-        let grantExpiresAt = now.addingTimeInterval(lifetimes.refreshTokenAbsolute.timeInterval)
         let plan = GrantPlan(
-            code: SecretDigest(of: ""),
             client: client.id,
             account: account,
             scope: grantedScope,
-            now: now,
-            grantExpiresAt: grantExpiresAt,
-            issuesNativeCredential: true,
-            accessTokenExpiresAt: min(now.addingTimeInterval(lifetimes.accessToken.timeInterval), grantExpiresAt),
-            refreshTokenExpiresAt: min(now.addingTimeInterval(lifetimes.refreshTokenIdle.timeInterval), grantExpiresAt),
-            sessionExpiresAt: min(now.addingTimeInterval(lifetimes.studioSession.timeInterval), grantExpiresAt)
+            now: timeSource.now(),
+            lifetimes: configuration.lifetimes,
+            issuesNativeCredential: true
         )
         let minted = mintGrant(nativeCredential: true)
-        var issuance = plan.issuance(minted)
-        if !startsSession {
-            issuance.session = nil
-            issuance.grant.session = nil
-        }
         do {
-            try await store.createGrant(issuance)
+            try await store.createGrant(plan.issuance(minted, startsSession: startsSession))
         } catch {
             throw .backendFailed(error)
         }
         observer.observe(.grantCreated(grant: minted.grant, client: client.id, account: account))
-        guard let accessToken = minted.accessToken, let refreshToken = minted.refreshToken else {
-            preconditionFailure("a grant minted with a native credential has both tokens")
+        guard let credential = plan.credential(minted) else {
+            preconditionFailure("a grant minted with a native credential has a credential")
         }
-        let credential = IssuedCredential(
-            accessToken: accessToken,
-            expiresIn: Int(plan.accessTokenExpiresAt.timeIntervalSince(now).rounded(.down)),
-            refreshToken: refreshToken,
-            scope: grantedScope
-        )
         var cookie: SessionCookie?
         if startsSession {
             observer.observe(.sessionStarted(grant: minted.grant))
-            cookie = SessionCookie(
-                session: minted.session,
-                maxAge: Int(plan.sessionExpiresAt.timeIntervalSince(now).rounded(.down)),
-                configuration: configuration.cookie
-            )
+            cookie = plan.cookie(minted, configuration: configuration.cookie)
         }
         return IssuedGrant(grant: minted.grant, credential: credential, cookie: cookie)
     }

@@ -36,26 +36,15 @@ extension ExchangeStateMachine {
         }
         guard now < code.expiresAt else { return refuse(.codeExpired) }
 
-        let lifetimes = configuration.lifetimes
-        let native = configuration.issuesNativeCredential
-        // Nothing of a grant outlives its absolute expiry. Without a native credential the grant is only
-        // its session, and lives as long as the session does.
-        let grantExpiresAt = now.addingTimeInterval(
-            native ? lifetimes.refreshTokenAbsolute.timeInterval : lifetimes.studioSession.timeInterval
-        )
         let plan = GrantPlan(
-            code: digest,
             client: code.client,
             account: code.account,
             scope: code.scope,
             now: now,
-            grantExpiresAt: grantExpiresAt,
-            issuesNativeCredential: native,
-            accessTokenExpiresAt: expiry(after: lifetimes.accessToken, cappedAt: grantExpiresAt),
-            refreshTokenExpiresAt: expiry(after: lifetimes.refreshTokenIdle, cappedAt: grantExpiresAt),
-            sessionExpiresAt: expiry(after: lifetimes.studioSession, cappedAt: grantExpiresAt)
+            lifetimes: configuration.lifetimes,
+            issuesNativeCredential: configuration.issuesNativeCredential
         )
-        state = .checkingCodeAccount(plan)
+        state = .checkingCodeAccount(digest, plan)
         return .checkAccount(code.account)
     }
 
@@ -66,21 +55,12 @@ extension ExchangeStateMachine {
         switch outcome {
         case .redeemed:
             state = .finished
-            var credential: IssuedCredential?
-            if let accessToken = minted.accessToken, let refreshToken = minted.refreshToken {
-                credential = IssuedCredential(
-                    accessToken: accessToken,
-                    expiresIn: secondsUntil(plan.accessTokenExpiresAt),
-                    refreshToken: refreshToken,
-                    scope: plan.scope
+            return .respond(
+                .success(
+                    credential: plan.credential(minted),
+                    cookie: plan.cookie(minted, configuration: configuration.cookie)
                 )
-            }
-            let cookie = SessionCookie(
-                session: minted.session,
-                maxAge: secondsUntil(plan.sessionExpiresAt),
-                configuration: configuration.cookie
             )
-            return .respond(.success(credential: credential, cookie: cookie))
         case .alreadyRedeemed(let grant):
             state = .revokingGrant(.codeReplayed)
             return .revokeGrant(grant, .codeReplayed)

@@ -51,7 +51,7 @@ struct ExchangeStateMachine {
         /// Ask the account directory for this account's status.
         case checkAccount(AccountID)
         /// Mint the grant's secrets and redeem the code, storing the grant — one atomic operation.
-        case redeemCode(GrantPlan)
+        case redeemCode(SecretDigest, GrantPlan)
         /// Mint a new refresh and access token and rotate — one atomic operation.
         case rotateRefreshToken(RotationPlan)
         /// Mint a session id and replace the grant's session — one atomic operation.
@@ -76,7 +76,7 @@ struct ExchangeStateMachine {
         case initial(EndpointRequest)
         case admitting(EndpointRequest)
         case loadingCode(ExchangeRequest.AuthorizationCode, SecretDigest)
-        case checkingCodeAccount(GrantPlan)
+        case checkingCodeAccount(SecretDigest, GrantPlan)
         case redeemingCode(GrantPlan)
         case loadingRefreshToken(ExchangeRequest.RefreshToken, SecretDigest)
         case checkingRefreshAccount(RefreshAttempt)
@@ -146,10 +146,10 @@ struct ExchangeStateMachine {
     /// consumed, rotated or created.
     mutating func accountChecked(_ status: AccountStatus) -> Action {
         switch state {
-        case .checkingCodeAccount(let plan):
+        case .checkingCodeAccount(let code, let plan):
             guard status == .active else { return refuse(.accountInactive) }
             state = .redeemingCode(plan)
-            return .redeemCode(plan)
+            return .redeemCode(code, plan)
         case .checkingRefreshAccount(let attempt):
             guard status == .active else { return refuse(.accountInactive) }
             return rotate(attempt)
@@ -186,13 +186,13 @@ struct ExchangeStateMachine {
         return .respond(.refused(EndpointError(reason)))
     }
 
-    /// Whole seconds from `now` to `date`, rounded down: what `expires_in` and `Max-Age` promise.
+    /// Whole seconds from `now` to `date`: what `expires_in` and `Max-Age` promise.
     func secondsUntil(_ date: Date) -> Int {
-        Int(date.timeIntervalSince(now).rounded(.down))
+        now.wholeSeconds(until: date)
     }
 
     /// The earlier of `now + lifetime` and `cap`.
     func expiry(after lifetime: Duration, cappedAt cap: Date) -> Date {
-        min(now.addingTimeInterval(lifetime.timeInterval), cap)
+        now.adding(lifetime, cappedAt: cap)
     }
 }

@@ -6,11 +6,10 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// What a successful code exchange creates: decided by the state machine, minted and stored by the
-/// driver.
+/// What a new grant starts with — its expiries, and whether it has a native credential — decided by the
+/// state machine (or ``IOSSessionEngine/createGrant(account:client:scope:startsSession:)``), minted and
+/// stored by the driver.
 struct GrantPlan: Equatable {
-    /// The digest of the code being redeemed.
-    var code: SecretDigest
     var client: ClientID
     var account: AccountID
     var scope: Scope
@@ -23,20 +22,46 @@ struct GrantPlan: Equatable {
     var refreshTokenExpiresAt: Date
     var sessionExpiresAt: Date
 
-    /// The records to store for the minted secrets.
-    func issuance(_ minted: MintedGrant) -> GrantIssuance {
+    /// Plans a grant starting `now`. Nothing of a grant outlives its absolute expiry; without a native
+    /// credential the grant is only its session, and lives as long as the session does.
+    init(
+        client: ClientID,
+        account: AccountID,
+        scope: Scope,
+        now: Date,
+        lifetimes: TokenLifetimes,
+        issuesNativeCredential: Bool
+    ) {
+        let grantLifetime = issuesNativeCredential ? lifetimes.refreshTokenAbsolute : lifetimes.studioSession
+        let grantExpiresAt = now.addingTimeInterval(grantLifetime.timeInterval)
+        self.client = client
+        self.account = account
+        self.scope = scope
+        self.now = now
+        self.grantExpiresAt = grantExpiresAt
+        self.issuesNativeCredential = issuesNativeCredential
+        self.accessTokenExpiresAt = now.adding(lifetimes.accessToken, cappedAt: grantExpiresAt)
+        self.refreshTokenExpiresAt = now.adding(lifetimes.refreshTokenIdle, cappedAt: grantExpiresAt)
+        self.sessionExpiresAt = now.adding(lifetimes.studioSession, cappedAt: grantExpiresAt)
+    }
+
+    /// The records to store for the minted secrets; without a session when `startsSession` is false.
+    func issuance(_ minted: MintedGrant, startsSession: Bool = true) -> GrantIssuance {
         let accessToken = minted.accessToken.map {
             AccessToken(digest: $0.digest, grant: minted.grant, issuedAt: now, expiresAt: accessTokenExpiresAt)
         }
         let refreshToken = minted.refreshToken.map {
             RefreshToken(digest: $0.digest, grant: minted.grant, issuedAt: now, expiresAt: refreshTokenExpiresAt)
         }
-        let session = StudioSession(
-            digest: minted.session.digest,
-            grant: minted.grant,
-            startedAt: now,
-            expiresAt: sessionExpiresAt
-        )
+        let session =
+            startsSession
+            ? StudioSession(
+                digest: minted.session.digest,
+                grant: minted.grant,
+                startedAt: now,
+                expiresAt: sessionExpiresAt
+            )
+            : nil
         let grant = Grant(
             id: minted.grant,
             client: client,
@@ -45,8 +70,28 @@ struct GrantPlan: Equatable {
             createdAt: now,
             expiresAt: grantExpiresAt,
             currentRefreshToken: refreshToken?.digest,
-            session: session.digest
+            session: session?.digest
         )
         return GrantIssuance(grant: grant, accessToken: accessToken, refreshToken: refreshToken, session: session)
+    }
+
+    /// The credential to return for the minted tokens, or `nil` when the grant has none.
+    func credential(_ minted: MintedGrant) -> IssuedCredential? {
+        guard let accessToken = minted.accessToken, let refreshToken = minted.refreshToken else { return nil }
+        return IssuedCredential(
+            accessToken: accessToken,
+            expiresIn: now.wholeSeconds(until: accessTokenExpiresAt),
+            refreshToken: refreshToken,
+            scope: scope
+        )
+    }
+
+    /// The cookie for the minted session.
+    func cookie(_ minted: MintedGrant, configuration: SessionCookieConfiguration) -> SessionCookie {
+        SessionCookie(
+            session: minted.session,
+            maxAge: now.wholeSeconds(until: sessionExpiresAt),
+            configuration: configuration
+        )
     }
 }

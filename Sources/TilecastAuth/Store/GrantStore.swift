@@ -58,8 +58,7 @@ public protocol GrantStore: Sendable {
         _ digest: SecretDigest,
         issuing issuance: GrantIssuance,
         at now: Date
-    ) async throws
-        -> CodeRedemption
+    ) async throws -> CodeRedemption
 
     /// Stores a grant that did not come from a code exchange at this endpoint — one the embedding
     /// server's other flows create, for `tilecast-web` or `tilecast-cli` say.
@@ -104,8 +103,7 @@ public protocol GrantStore: Sendable {
         of grant: GrantID,
         with session: StudioSession,
         at now: Date
-    ) async throws
-        -> SessionReplacement
+    ) async throws -> SessionReplacement
 
     /// Revokes a grant with everything hanging off it — atomically.
     ///

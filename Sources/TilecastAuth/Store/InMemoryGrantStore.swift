@@ -63,9 +63,7 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         _ digest: SecretDigest,
         issuing issuance: GrantIssuance,
         at now: Date
-    ) async throws
-        -> CodeRedemption
-    {
+    ) async throws -> CodeRedemption {
         storage.withLock { $0.redeemCode(digest, issuing: issuance, at: now) }
     }
 
@@ -102,9 +100,7 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         of grant: GrantID,
         with session: StudioSession,
         at now: Date
-    ) async throws
-        -> SessionReplacement
-    {
+    ) async throws -> SessionReplacement {
         storage.withLock { $0.replaceSession(of: grant, with: session, at: now) }
     }
 

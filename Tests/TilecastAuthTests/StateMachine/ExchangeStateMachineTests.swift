@@ -67,10 +67,10 @@ struct ExchangeStateMachineTests {
             throw Failure("expected .checkAccount")
         }
         #expect(account == "a")
-        guard case .redeemCode(let plan) = machine.accountChecked(.active) else {
+        guard case .redeemCode(let redeemed, let plan) = machine.accountChecked(.active) else {
             throw Failure("expected .redeemCode")
         }
-        #expect(plan.code == code.digest)
+        #expect(redeemed == code.digest)
         #expect(plan.scope.rawValue == "profile")
         #expect(plan.grantExpiresAt == Self.now.addingTimeInterval(365 * 86_400))
         #expect(plan.accessTokenExpiresAt == Self.now.addingTimeInterval(900))

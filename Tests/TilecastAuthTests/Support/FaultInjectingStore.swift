@@ -47,9 +47,7 @@ final class FaultInjectingStore: GrantStore, Sendable {
         _ digest: SecretDigest,
         issuing issuance: GrantIssuance,
         at now: Date
-    ) async throws
-        -> CodeRedemption
-    {
+    ) async throws -> CodeRedemption {
         try check(.redeemCode)
         return try await base.redeemCode(digest, issuing: issuance, at: now)
     }
@@ -85,9 +83,7 @@ final class FaultInjectingStore: GrantStore, Sendable {
         of grant: GrantID,
         with session: StudioSession,
         at now: Date
-    ) async throws
-        -> SessionReplacement
-    {
+    ) async throws -> SessionReplacement {
         try check(.replaceSession)
         return try await base.replaceSession(of: grant, with: session, at: now)
     }
