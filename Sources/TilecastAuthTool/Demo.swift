@@ -38,38 +38,17 @@ struct Demo {
         let accounts = InMemoryAccountDirectory(activeAccounts: [Self.account])
         let engine = try IOSSessionEngine(store: store, accounts: accounts)
 
-        transcript.step("1. The app starts sign-in with a fresh PKCE pair; the server's authorize step issues a code")
-        let verifier = CodeChallenge.makeVerifier(using: SystemRandomSource())
-        transcript.extraSecrets.append(verifier)
-        let challenge = CodeChallenge.s256(for: verifier)
-        let issued = try await engine.issueCode(
-            account: Self.account,
-            client: .tilecastIOS,
-            redirectURI: Self.callback,
-            codeChallenge: challenge.value,
-            codeChallengeMethod: "S256",
-            scope: "tiles:read profile"
-        )
-        transcript.note("code_challenge=\(challenge.value) (S256 of a 43-character verifier)")
-        transcript.note("redirect: \(Self.callback)?code=\(transcript.shorten(issued.code.unredactedValue))&state=…")
-
-        transcript.step("2. The app exchanges the code: a Studio session cookie and the native credential")
-        let signIn = await post(
-            engine,
-            [
-                "grant_type": "authorization_code", "client_id": "tilecast-ios", "code": issued.code.unredactedValue,
-                "redirect_uri": Self.callback, "code_verifier": verifier,
-            ]
-        )
-        transcript.check(signIn.status == 200, "200, authenticated: true, one Set-Cookie")
-        let firstCookie = try sessionID(signIn)
-        let firstRefresh = try member("refresh_token", of: signIn)
+        transcript.step("1. Sign-in: the authorize step issues a code for a fresh PKCE pair; the app exchanges it")
+        let firstSignIn = try await signIn(engine, scope: "tiles:read profile")
+        transcript.check(firstSignIn.status == 200, "200, authenticated: true, one Set-Cookie")
+        let firstCookie = try sessionID(firstSignIn)
+        let firstRefresh = try member("refresh_token", of: firstSignIn)
         transcript.check(
             try await authenticates(engine, cookie: firstCookie),
             "the cookie authenticates Studio as \(Self.account)"
         )
 
-        transcript.step("3. Refresh without studio_session: the token rotates, no cookie")
+        transcript.step("2. Refresh without studio_session: the token rotates, no cookie")
         let plain = await post(
             engine,
             ["grant_type": "refresh_token", "client_id": "tilecast-ios", "refresh_token": firstRefresh]
@@ -80,7 +59,7 @@ struct Demo {
         )
         let secondRefresh = try member("refresh_token", of: plain)
 
-        transcript.step("4. Refresh with studio_session: true — a new session replaces the earlier one")
+        transcript.step("3. Refresh with studio_session: true — a new session replaces the earlier one")
         let withSession = await post(
             engine,
             [
@@ -100,7 +79,7 @@ struct Demo {
         )
         transcript.check(try await authenticates(engine, cookie: secondCookie), "the new cookie authenticates")
 
-        transcript.step("5. The old refresh token comes back: refused, and the whole grant is revoked")
+        transcript.step("4. The old refresh token comes back: refused, and the whole grant is revoked")
         let replay = await post(
             engine,
             ["grant_type": "refresh_token", "client_id": "tilecast-ios", "refresh_token": firstRefresh]
@@ -113,24 +92,8 @@ struct Demo {
         let bearer = try await engine.authenticateBearer(authorization: "Bearer \(thirdAccess)")
         transcript.check(bearer == .unauthenticated(.revoked), "the current access token no longer authenticates")
 
-        transcript.step("6. The user signs in again, then signs out of Studio: the grant is revoked")
-        let verifier2 = CodeChallenge.makeVerifier(using: SystemRandomSource())
-        transcript.extraSecrets.append(verifier2)
-        let code2 = try await engine.issueCode(
-            account: Self.account,
-            client: .tilecastIOS,
-            redirectURI: Self.callback,
-            codeChallenge: CodeChallenge.s256(for: verifier2).value,
-            codeChallengeMethod: "S256",
-            scope: "tiles:read"
-        )
-        let again = await post(
-            engine,
-            [
-                "grant_type": "authorization_code", "client_id": "tilecast-ios", "code": code2.code.unredactedValue,
-                "redirect_uri": Self.callback, "code_verifier": verifier2,
-            ]
-        )
+        transcript.step("5. The user signs in again, then signs out of Studio: the grant is revoked")
+        let again = try await signIn(engine, scope: "tiles:read")
         let cookie = try sessionID(again)
         let refresh = try member("refresh_token", of: again)
         let signOut = try await engine.signOut(sessionCookieValue: cookie)
@@ -149,6 +112,30 @@ struct Demo {
     }
 
     // MARK: Helpers
+
+    /// The authorize step (a code for a fresh PKCE pair) and the code exchange.
+    private mutating func signIn(_ engine: IOSSessionEngine, scope: String) async throws -> EndpointResponse {
+        let verifier = CodeChallenge.makeVerifier(using: SystemRandomSource())
+        transcript.extraSecrets.append(verifier)
+        let challenge = CodeChallenge.s256(for: verifier)
+        let issued = try await engine.issueCode(
+            account: Self.account,
+            client: .tilecastIOS,
+            redirectURI: Self.callback,
+            codeChallenge: challenge.value,
+            codeChallengeMethod: "S256",
+            scope: scope
+        )
+        transcript.note("authorize: code_challenge=\(challenge.value), code_challenge_method=S256, scope=\(scope)")
+        transcript.note("redirect: \(Self.callback)?code=\(transcript.shorten(issued.code.unredactedValue))&state=…")
+        return await post(
+            engine,
+            [
+                "grant_type": "authorization_code", "client_id": "tilecast-ios", "code": issued.code.unredactedValue,
+                "redirect_uri": Self.callback, "code_verifier": verifier,
+            ]
+        )
+    }
 
     private func post(_ engine: IOSSessionEngine, _ members: [String: Any]) async -> EndpointResponse {
         let request = EndpointRequest(

@@ -21,6 +21,15 @@ struct JSONWriter {
         raw("\":")
     }
 
+    /// Appends `"name":"value"`, preceded by a comma unless it is the object's first member.
+    mutating func member(_ name: StaticString, _ value: String, first: Bool = false) {
+        if !first {
+            raw(",")
+        }
+        self.name(name)
+        string(value)
+    }
+
     /// Appends a string with the escapes RFC 8259 §7 requires.
     mutating func string(_ text: String) {
         bytes.append(UInt8(ascii: "\""))

@@ -31,8 +31,7 @@ extension ExchangeStateMachine {
         guard code.challenge?.s256Digest != nil else { return refuse(.codeWithoutS256Challenge) }
         guard PKCE.verify(exchange.codeVerifier, against: code.challenge) else { return refuse(.codeVerifierMismatch) }
         if let redemption = code.redemption {
-            state = .revokingGrant(.codeReplayed)
-            return .revokeGrant(redemption.grant, .codeReplayed)
+            return revoke(redemption.grant, because: .codeReplayed, refusing: .codeReplayed)
         }
         guard now < code.expiresAt else { return refuse(.codeExpired) }
 
@@ -62,8 +61,7 @@ extension ExchangeStateMachine {
                 )
             )
         case .alreadyRedeemed(let grant):
-            state = .revokingGrant(.codeReplayed)
-            return .revokeGrant(grant, .codeReplayed)
+            return revoke(grant, because: .codeReplayed, refusing: .codeReplayed)
         case .notFound:
             return refuse(.codeExpired)
         }

@@ -27,8 +27,7 @@ extension ExchangeStateMachine {
         case .refuse(let reason):
             return refuse(reason)
         case .revoke(let grant):
-            state = .revokingGrant(.refreshTokenReused)
-            return .revokeGrant(grant, .refreshTokenReused)
+            return revoke(grant, because: .refreshTokenReused, refusing: .refreshTokenReused)
         case .rotate(let current):
             let attempt = RefreshAttempt(
                 presented: presented,
@@ -128,8 +127,7 @@ extension ExchangeStateMachine {
             case .refuse(let reason):
                 return refuse(reason)
             case .revoke(let grant):
-                state = .revokingGrant(.refreshTokenReused)
-                return .revokeGrant(grant, .refreshTokenReused)
+                return revoke(grant, because: .refreshTokenReused, refusing: .refreshTokenReused)
             case .rotate(let current):
                 guard attempt.rotations < Self.maximumRotations else { return refuse(.refreshTokenContended) }
                 var next = attempt

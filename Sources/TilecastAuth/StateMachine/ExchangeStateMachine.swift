@@ -186,6 +186,14 @@ struct ExchangeStateMachine {
         return .respond(.refused(EndpointError(reason)))
     }
 
+    /// Revokes `grant` because a used code or a rotated refresh token came back; once that is done the
+    /// request is refused with `refusal` (RFC 6749 §4.1.2, RFC 9700 §4.14.2).
+    mutating func revoke(_ grant: GrantID, because reason: RevocationReason, refusing refusal: RefusalReason) -> Action
+    {
+        state = .revokingGrant(refusal)
+        return .revokeGrant(grant, reason)
+    }
+
     /// Whole seconds from `now` to `date`: what `expires_in` and `Max-Age` promise.
     func secondsUntil(_ date: Date) -> Int {
         now.wholeSeconds(until: date)

@@ -103,19 +103,9 @@ struct AuthorizationCodeExchangeTests {
         let harness = try Harness()
         let verifier = harness.newVerifier()
         // A code whose stored redirect URI is not the callback (written straight to the store).
-        let code = OpaqueToken.mint(.authorizationCode, using: harness.random)
-        let now = harness.clock.now()
-        try await harness.memory.insertCode(
-            AuthorizationCode(
-                digest: code.digest,
-                client: .tilecastIOS,
-                account: Harness.account,
-                redirectURI: "tilecast-ios://oauth/other",
-                scope: Scope("profile")!,
-                challenge: CodeChallenge(method: .s256, value: PKCE.s256Challenge(for: verifier)),
-                issuedAt: now,
-                expiresAt: now.addingTimeInterval(60)
-            )
+        let code = try await harness.insertCode(
+            challenge: CodeChallenge.s256(for: verifier),
+            redirectURI: "tilecast-ios://oauth/other"
         )
         let response = await harness.exchange(code: code.unredactedValue, verifier: verifier)
         #expect(response.status == 400)
@@ -134,20 +124,7 @@ struct AuthorizationCodeExchangeTests {
     )
     func codeWithoutS256(challenge: CodeChallenge?) async throws {
         let harness = try Harness()
-        let code = OpaqueToken.mint(.authorizationCode, using: harness.random)
-        let now = harness.clock.now()
-        try await harness.memory.insertCode(
-            AuthorizationCode(
-                digest: code.digest,
-                client: .tilecastIOS,
-                account: Harness.account,
-                redirectURI: Harness.callback,
-                scope: Scope("profile")!,
-                challenge: challenge,
-                issuedAt: now,
-                expiresAt: now.addingTimeInterval(60)
-            )
-        )
+        let code = try await harness.insertCode(challenge: challenge)
         for verifier in [String(repeating: "v", count: 43), "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"] {
             let response = await harness.exchange(code: code.unredactedValue, verifier: verifier)
             #expect(response.status == 400)

@@ -59,23 +59,11 @@ struct BackendFailureTests {
             struct Down: Error {}
             func status(of account: AccountID) async throws -> AccountStatus { throw Down() }
         }
-        let store = InMemoryGrantStore(clients: Harness.clients)
-        let clock = ManualTimeSource()
-        let engine = try IOSSessionEngine(store: store, accounts: DownDirectory(), timeSource: clock)
+        let harness = try Harness()
+        let store = harness.memory
+        let engine = try IOSSessionEngine(store: store, accounts: DownDirectory(), timeSource: harness.clock)
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
-        let code = OpaqueToken.mint(.authorizationCode, using: SystemRandomSource())
-        try await store.insertCode(
-            AuthorizationCode(
-                digest: code.digest,
-                client: .tilecastIOS,
-                account: Harness.account,
-                redirectURI: Harness.callback,
-                scope: .empty,
-                challenge: CodeChallenge(method: .s256, value: PKCE.s256Challenge(for: verifier)),
-                issuedAt: clock.now(),
-                expiresAt: clock.now().addingTimeInterval(60)
-            )
-        )
+        let code = try await harness.insertCode(challenge: CodeChallenge.s256(for: verifier))
         let before = store.snapshot()
         let body =
             #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"\#(code.unredactedValue)","redirect_uri":"\#(Harness.callback)","code_verifier":"\#(verifier)"}"#

@@ -28,6 +28,14 @@ struct ExchangeStateMachineTests {
         )
     }
 
+    /// A machine for a code exchange that has been admitted and is waiting for the code to load.
+    private func loadingCode(_ code: OpaqueToken, verifier: String = verifier) -> ExchangeStateMachine {
+        var machine = machine(body: codeBody(code, verifier: verifier))
+        _ = machine.start()
+        _ = machine.admitted(.admitted)
+        return machine
+    }
+
     private func codeBody(_ code: OpaqueToken, verifier: String = verifier) -> String {
         #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"\#(code.unredactedValue)","redirect_uri":"tilecast-ios://oauth/callback","code_verifier":"\#(verifier)"}"#
     }
@@ -79,18 +87,14 @@ struct ExchangeStateMachineTests {
     @Test("A wrong verifier is refused right after the code is loaded: nothing else happens")
     func wrongVerifier() throws {
         let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
-        var machine = machine(body: codeBody(code, verifier: String(repeating: "x", count: 43)))
-        _ = machine.start()
-        _ = machine.admitted(.admitted)
+        var machine = loadingCode(code, verifier: String(repeating: "x", count: 43))
         #expect(refusal(machine.codeLoaded(storedCode(code))) == .codeVerifierMismatch)
     }
 
     @Test("A used code with valid proof revokes the grant it became; a wrong verifier does not")
     func replayOrdering() throws {
         let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
-        var valid = machine(body: codeBody(code))
-        _ = valid.start()
-        _ = valid.admitted(.admitted)
+        var valid = loadingCode(code)
         guard case .revokeGrant(let grant, let reason) = valid.codeLoaded(storedCode(code, redeemed: true)) else {
             throw Failure("expected .revokeGrant")
         }
@@ -98,18 +102,14 @@ struct ExchangeStateMachineTests {
         #expect(reason == .codeReplayed)
         #expect(refusal(valid.grantRevoked(.notFound)) == .codeReplayed)
 
-        var invalid = machine(body: codeBody(code, verifier: String(repeating: "y", count: 43)))
-        _ = invalid.start()
-        _ = invalid.admitted(.admitted)
+        var invalid = loadingCode(code, verifier: String(repeating: "y", count: 43))
         #expect(refusal(invalid.codeLoaded(storedCode(code, redeemed: true))) == .codeVerifierMismatch)
     }
 
     @Test("Another client's code is refused before replay handling")
     func otherClientBeforeReplay() throws {
         let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
-        var machine = machine(body: codeBody(code))
-        _ = machine.start()
-        _ = machine.admitted(.admitted)
+        var machine = loadingCode(code)
         #expect(
             refusal(machine.codeLoaded(storedCode(code, redeemed: true, client: "tilecast-web")))
                 == .codeIssuedToAnotherClient
@@ -119,9 +119,7 @@ struct ExchangeStateMachineTests {
     @Test("An inactive account is refused before anything is redeemed")
     func inactiveAccount() throws {
         let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
-        var machine = machine(body: codeBody(code))
-        _ = machine.start()
-        _ = machine.admitted(.admitted)
+        var machine = loadingCode(code)
         _ = machine.codeLoaded(storedCode(code))
         #expect(refusal(machine.accountChecked(.inactive)) == .accountInactive)
     }
@@ -129,9 +127,7 @@ struct ExchangeStateMachineTests {
     @Test("Losing the redemption race is a replay")
     func lostRace() throws {
         let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
-        var machine = machine(body: codeBody(code))
-        _ = machine.start()
-        _ = machine.admitted(.admitted)
+        var machine = loadingCode(code)
         _ = machine.codeLoaded(storedCode(code))
         _ = machine.accountChecked(.active)
         let random = SeededRandomSource()

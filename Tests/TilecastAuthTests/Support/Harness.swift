@@ -96,6 +96,29 @@ struct Harness {
         return issued.code.unredactedValue
     }
 
+    /// Writes a code straight to the store, past `issueCode`'s checks — for codes it would refuse to issue.
+    func insertCode(
+        challenge: CodeChallenge?,
+        redirectURI: String = Harness.callback,
+        into store: InMemoryGrantStore? = nil
+    ) async throws -> OpaqueToken {
+        let code = OpaqueToken.mint(.authorizationCode, using: random)
+        let now = clock.now()
+        try await (store ?? memory).insertCode(
+            AuthorizationCode(
+                digest: code.digest,
+                client: .tilecastIOS,
+                account: Harness.account,
+                redirectURI: redirectURI,
+                scope: Scope("profile")!,
+                challenge: challenge,
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(60)
+            )
+        )
+        return code
+    }
+
     /// Issues a code and exchanges it; returns the successful response.
     func signIn(account: AccountID = Harness.account) async throws -> TestResponse {
         let verifier = newVerifier()
