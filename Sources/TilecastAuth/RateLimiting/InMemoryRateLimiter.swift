@@ -11,7 +11,7 @@ public import Foundation
 /// A token-bucket ``RateLimiter`` held in process memory.
 ///
 /// Each key may make `capacity` attempts at once and one more every `refillInterval`. The defaults —
-/// 60 at once, one a second after that — leave room for the many app users that share one carrier-grade
+/// 100 at once, one a second after that — leave room for the many app users that share one carrier-grade
 /// NAT address, while capping what one address can make the server do. (Guessing is not what the limit
 /// is for: every code and token is a 256-bit secret.)
 ///
@@ -38,7 +38,7 @@ public final class InMemoryRateLimiter: RateLimiter, Sendable {
     ///   - capacity: Attempts a key may make at once; at least 1.
     ///   - refillInterval: Seconds for one attempt to come back; more than 0.
     ///   - maximumTrackedKeys: The most keys remembered at once; at least 1.
-    public init(capacity: Int = 60, refillInterval: Double = 1, maximumTrackedKeys: Int = 100_000) {
+    public init(capacity: Int = 100, refillInterval: Double = 1, maximumTrackedKeys: Int = 100_000) {
         precondition(capacity >= 1, "capacity must be at least 1")
         precondition(refillInterval > 0 && refillInterval.isFinite, "refillInterval must be positive")
         precondition(maximumTrackedKeys >= 1, "maximumTrackedKeys must be at least 1")
