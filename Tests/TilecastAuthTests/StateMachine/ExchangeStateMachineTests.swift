@@ -120,16 +120,25 @@ struct ExchangeStateMachineTests {
     func inactiveAccount() throws {
         let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
         var machine = loadingCode(code)
-        _ = machine.codeLoaded(storedCode(code))
+        guard case .checkAccount = machine.codeLoaded(storedCode(code)) else { throw Failure("expected .checkAccount") }
         #expect(refusal(machine.accountChecked(.inactive)) == .accountInactive)
+    }
+
+    @Test("An expired code is refused before the account is even asked about")
+    func expiredCode() {
+        let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
+        var machine = loadingCode(code)
+        var stored = storedCode(code)
+        stored.expiresAt = Self.now
+        #expect(refusal(machine.codeLoaded(stored)) == .codeExpired)
     }
 
     @Test("Losing the redemption race is a replay")
     func lostRace() throws {
         let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
         var machine = loadingCode(code)
-        _ = machine.codeLoaded(storedCode(code))
-        _ = machine.accountChecked(.active)
+        guard case .checkAccount = machine.codeLoaded(storedCode(code)) else { throw Failure("expected .checkAccount") }
+        guard case .redeemCode = machine.accountChecked(.active) else { throw Failure("expected .redeemCode") }
         let random = SeededRandomSource()
         let minted = MintedGrant(
             grant: GrantID(randomSource: random),
@@ -242,8 +251,10 @@ struct ExchangeStateMachineTests {
         _ = machine.admitted(.admitted)
         var (found, _) = lookup(state: .active, current: token.digest)
         found.token.digest = token.digest
-        _ = machine.refreshTokenLoaded(found)
-        _ = machine.accountChecked(.active)
+        guard case .checkAccount = machine.refreshTokenLoaded(found) else { throw Failure("expected .checkAccount") }
+        guard case .rotateRefreshToken = machine.accountChecked(.active) else {
+            throw Failure("expected .rotateRefreshToken")
+        }
         let minted = MintedRotation(
             accessToken: .mint(.accessToken, using: random),
             refreshToken: .mint(.refreshToken, using: random)

@@ -94,6 +94,88 @@ struct InMemoryGrantStoreTests {
         #expect(harness.memory.snapshot() == before)
     }
 
+    @Test("A code redeems once; the second redemption reports the grant and writes nothing")
+    func redeemTwice() async throws {
+        let harness = try Harness()
+        let code = try await harness.insertCode(challenge: nil)
+        let now = harness.clock.now()
+        let random = harness.random
+        func issuance() -> GrantIssuance {
+            let plan = GrantPlan(
+                client: .tilecastIOS,
+                account: Harness.account,
+                scope: .empty,
+                now: now,
+                lifetimes: TokenLifetimes(),
+                issuesNativeCredential: true
+            )
+            return plan.issuance(
+                MintedGrant(
+                    grant: GrantID(randomSource: random),
+                    accessToken: .mint(.accessToken, using: random),
+                    refreshToken: .mint(.refreshToken, using: random),
+                    session: .mint(.studioSession, using: random)
+                )
+            )
+        }
+        let first = issuance()
+        #expect(try await harness.memory.redeemCode(code.digest, issuing: first, at: now) == .redeemed)
+        let afterFirst = harness.memory.snapshot()
+        let second = try await harness.memory.redeemCode(code.digest, issuing: issuance(), at: now)
+        #expect(second == .alreadyRedeemed(grant: first.grant.id))
+        #expect(harness.memory.snapshot() == afterFirst)
+        #expect(afterFirst.grants.count == 1)
+    }
+
+    @Test("Rotating from a token that is no longer current is superseded and writes nothing")
+    func rotateTwice() async throws {
+        let harness = try Harness()
+        let token = try #require(try await harness.signIn().refreshToken)
+        let presented = try #require(OpaqueToken(presented: token, as: .refreshToken)).digest
+        let grant = try #require(harness.memory.snapshot().grants.values.first)
+        let now = harness.clock.now()
+        func rotation(_ name: String) -> (RefreshToken, AccessToken) {
+            (
+                RefreshToken(
+                    digest: SecretDigest(of: "r" + name),
+                    grant: grant.id,
+                    issuedAt: now,
+                    expiresAt: now.addingTimeInterval(60)
+                ),
+                AccessToken(
+                    digest: SecretDigest(of: "a" + name),
+                    grant: grant.id,
+                    issuedAt: now,
+                    expiresAt: now.addingTimeInterval(60)
+                )
+            )
+        }
+        let (successor, access) = rotation("1")
+        let rotated = try await harness.memory.rotateRefreshToken(
+            presented,
+            replacing: presented,
+            successor: successor,
+            accessToken: access,
+            at: now
+        )
+        #expect(rotated == .rotated)
+        let afterFirst = harness.memory.snapshot()
+        let (again, againAccess) = rotation("2")
+        let outcome = try await harness.memory.rotateRefreshToken(
+            presented,
+            replacing: presented,
+            successor: again,
+            accessToken: againAccess,
+            at: now
+        )
+        guard case .superseded(let current) = outcome else {
+            Issue.record("expected .superseded, got \(outcome)")
+            return
+        }
+        #expect(current.grant.currentRefreshToken == successor.digest)
+        #expect(harness.memory.snapshot() == afterFirst)
+    }
+
     @Test("Revocation and session replacement refuse a grant that is not live")
     func notLive() async throws {
         let harness = try Harness()
