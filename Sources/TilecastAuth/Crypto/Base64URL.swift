@@ -3,7 +3,7 @@
 /// Base64url without padding (RFC 4648 §5), as RFC 7636 §3 and Appendix A use it.
 ///
 /// Written by hand because Foundation's Base64 plus character replacement costs more than all the
-/// cryptography of one exchange (see `Docs/Performance.md`).
+/// cryptography of one exchange.
 enum Base64URL {
     /// The RFC 4648 §5 alphabet.
     private static let alphabet: InlineArray<64, UInt8> = [

@@ -7,7 +7,8 @@ extension EndpointResponse {
     /// the response sets the cookie. Refusal: `{"error":"<code>","error_description":"…"}`, the
     /// RFC 6749 §5.2 members. Every response carries `Content-Type: application/json`,
     /// `Cache-Control: no-store` and `Pragma: no-cache` (RFC 6749 §5.1); a 405 adds `Allow: POST`
-    /// (RFC 9110 §15.5.6) and a 429 adds `Retry-After` in seconds (RFC 6585 §4, RFC 9110 §10.2.3).
+    /// (RFC 9110 §15.5.6), and a 429 or a contended refresh adds `Retry-After` in seconds (RFC 6585 §4,
+    /// RFC 9110 §10.2.3).
     init(_ outcome: ExchangeOutcome) {
         var headers = HTTPHeaders([
             HTTPHeader(name: "Content-Type", value: "application/json"),
@@ -40,13 +41,11 @@ extension EndpointResponse {
             self.init(status: 200, headers: headers, body: json.bytes)
 
         case .refused(let error):
-            switch error.reason {
-            case .methodNotAllowed:
+            if error.reason == .methodNotAllowed {
                 headers.append(name: "Allow", value: "POST")
-            case .rateLimited(let seconds):
+            }
+            if let seconds = error.retryAfterSeconds {
                 headers.append(name: "Retry-After", value: String(seconds))
-            default:
-                break
             }
             var json = JSONWriter(capacity: 160)
             json.raw("{")

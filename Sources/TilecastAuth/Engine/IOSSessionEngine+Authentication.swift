@@ -17,7 +17,11 @@ extension IOSSessionEngine {
         guard let token = OpaqueToken(presented: cookieValue, as: .studioSession) else {
             return .unauthenticated(.malformed)
         }
-        guard let lookup = try await store.session(token.digest) else { return .unauthenticated(.notFound) }
+        // A session the grant no longer points at was replaced: it must not authenticate even if a store
+        // kept its record.
+        guard let lookup = try await store.session(token.digest), lookup.grant.session == token.digest else {
+            return .unauthenticated(.notFound)
+        }
         return try await authenticate(lookup.grant, expiresAt: lookup.session.expiresAt)
     }
 

@@ -104,8 +104,10 @@ extension IOSSessionEngine {
 
             case .revokeGrant(let grant, let reason):
                 switch reason {
-                case .codeReplayed: observer.observe(.codeReplayDetected(grant: grant))
-                case .refreshTokenReused: observer.observe(.refreshTokenReuseDetected(grant: grant))
+                case .codeReplayed:
+                    observer.observe(.codeReplayDetected(grant: grant, peerAddress: request.peerAddress))
+                case .refreshTokenReused:
+                    observer.observe(.refreshTokenReuseDetected(grant: grant, peerAddress: request.peerAddress))
                 case .signedOut, .revokedByServer: break
                 }
                 do {
@@ -120,7 +122,7 @@ extension IOSSessionEngine {
 
             case .respond(let outcome):
                 if case .refused(let error) = outcome {
-                    observer.observe(.requestRefused(error))
+                    observer.observe(.requestRefused(error, peerAddress: request.peerAddress))
                 }
                 return outcome
             }

@@ -130,28 +130,76 @@ extension IOSSessionEngine {
     /// - Throws: The store's error; nothing was changed.
     public func signOut(sessionCookieValue: String) async throws -> SignOutOutcome {
         guard let token = OpaqueToken(presented: sessionCookieValue, as: .studioSession),
-            let lookup = try await store.session(token.digest)
+            let lookup = try await store.session(token.digest), lookup.grant.session == token.digest
         else {
-            return .noSession
+            return .notSignedIn
         }
         let now = timeSource.now()
-        guard now < lookup.session.expiresAt else { return .noSession }
-        switch try await store.revokeGrant(lookup.grant.id, reason: .signedOut, at: now) {
+        guard now < lookup.session.expiresAt else { return .notSignedIn }
+        return try await revoke(lookup.grant.id, because: .signedOut, at: now)
+    }
+
+    /// Revokes a grant for a sign-out and reports it.
+    private func revoke(_ grant: GrantID, because reason: RevocationReason, at now: Date) async throws -> SignOutOutcome
+    {
+        switch try await store.revokeGrant(grant, reason: reason, at: now) {
         case .revoked:
-            observer.observe(.grantRevoked(grant: lookup.grant.id, reason: .signedOut))
-            return .signedOut(grant: lookup.grant.id)
+            observer.observe(.grantRevoked(grant: grant, reason: reason))
+            return .signedOut(grant: grant)
         case .alreadyRevoked:
-            return .signedOut(grant: lookup.grant.id)
+            return .signedOut(grant: grant)
         case .notFound:
-            return .noSession
+            return .notSignedIn
         }
+    }
+
+    /// Signs the native app out by one of its tokens — an access token or the current refresh token —
+    /// revoking the grant with its session (RFC 7009 §2.1: revoking a refresh token should invalidate
+    /// the access tokens of the same grant). The app calls this when the user signs out in the app, since
+    /// it cannot reach the session cookie inside its web view.
+    ///
+    /// A token of a client other than `client` is refused untouched (RFC 7009 §2.1: the token must have
+    /// been issued to the client asking), as is an expired one.
+    ///
+    /// - Throws: The store's error; nothing was changed.
+    public func signOut(token value: String, client: ClientID) async throws -> SignOutOutcome {
+        let now = timeSource.now()
+        let grant: Grant
+        let expiresAt: Date
+        if let token = OpaqueToken(presented: value, as: .refreshToken),
+            let lookup = try await store.refreshToken(token.digest)
+        {
+            (grant, expiresAt) = (lookup.grant, lookup.token.expiresAt)
+        } else if let token = OpaqueToken(presented: value, as: .accessToken),
+            let lookup = try await store.accessToken(token.digest)
+        {
+            (grant, expiresAt) = (lookup.grant, lookup.token.expiresAt)
+        } else {
+            return .notSignedIn
+        }
+        guard grant.client == client, now < expiresAt else { return .notSignedIn }
+        return try await revoke(grant.id, because: .signedOut, at: now)
+    }
+
+    /// Revokes every live grant of an account at once — when the password changes, or the account is
+    /// suspended (RFC 9700 §4.14.2). One atomic store operation, so no grant escapes by being created
+    /// meanwhile.
+    ///
+    /// - Returns: The grants it revoked.
+    /// - Throws: The store's error; nothing was changed.
+    public func revokeAllGrants(of account: AccountID) async throws -> [GrantID] {
+        let revoked = try await store.revokeGrants(of: account, reason: .revokedByServer, at: timeSource.now())
+        for grant in revoked {
+            observer.observe(.grantRevoked(grant: grant.id, reason: .revokedByServer))
+        }
+        return revoked.map(\.id)
     }
 
     /// Signs out the session whose cookie the request's `Cookie` fields carry; see
     /// ``signOut(sessionCookieValue:)``. Without exactly one such cookie, nothing changes.
     public func signOut(headers: HTTPHeaders) async throws -> SignOutOutcome {
         let values = CookieHeader.values(named: configuration.cookie.name, in: headers.values(for: "Cookie"))
-        guard values.count == 1 else { return .noSession }
+        guard values.count == 1 else { return .notSignedIn }
         return try await signOut(sessionCookieValue: values[0])
     }
 

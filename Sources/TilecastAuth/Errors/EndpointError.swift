@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// A refused request: its reason, and the status, OAuth error code and message the response carries.
+/// A refused request: its reason, and the status, OAuth error code, message and `Retry-After` the response
+/// carries.
 ///
 /// Every refusal maps to exactly one status and code here, in one place (compare h11's
 /// `error_status_hint`). Equality is on the reason, so a test can write
@@ -17,16 +18,16 @@ public struct EndpointError: Error, Hashable, Sendable {
     public var status: Int {
         switch reason {
         case .methodNotAllowed: 405
-        case .crossOriginRequest, .accountInactive: 403
+        case .accountInactive: 403
         case .unsupportedMediaType: 415
         case .bodyTooLarge: 413
         case .rateLimited: 429
-        case .backendUnavailable: 503
-        case .malformedBody, .duplicateMember, .missingParameter, .invalidParameterType, .unsupportedGrantType,
-            .unknownClient, .malformedCodeVerifier, .redirectURIMismatch, .codeNotFound, .codeIssuedToAnotherClient,
-            .codeWithoutS256Challenge, .codeVerifierMismatch, .codeExpired, .codeReplayed, .refreshTokenNotFound,
-            .refreshTokenOfAnotherClient, .refreshTokenExpired, .refreshTokenReused, .refreshTokenContended,
-            .grantRevoked:
+        case .backendUnavailable, .refreshTokenContended: 503
+        case .crossOriginRequest, .malformedBody, .duplicateMember, .missingParameter, .invalidParameterType,
+            .unsupportedGrantType, .unknownClient, .malformedCodeVerifier, .redirectURIMismatch, .codeNotFound,
+            .codeIssuedToAnotherClient, .codeWithoutS256Challenge, .codeVerifierMismatch, .codeExpired,
+            .codeReplayed, .refreshTokenNotFound, .refreshTokenOfAnotherClient, .refreshTokenExpired,
+            .refreshTokenReused, .grantRevoked:
             400
         }
     }
@@ -34,18 +35,27 @@ public struct EndpointError: Error, Hashable, Sendable {
     /// The OAuth error code (RFC 6749 §5.2 where it applies).
     public var code: OAuthErrorCode {
         switch reason {
-        case .methodNotAllowed, .unsupportedMediaType, .bodyTooLarge, .malformedBody, .duplicateMember,
-            .missingParameter, .invalidParameterType, .malformedCodeVerifier:
+        case .methodNotAllowed, .crossOriginRequest, .unsupportedMediaType, .bodyTooLarge, .malformedBody,
+            .duplicateMember, .missingParameter, .invalidParameterType, .malformedCodeVerifier:
             .invalidRequest
-        case .crossOriginRequest, .accountInactive: .accessDenied
+        case .accountInactive: .accessDenied
         case .rateLimited: .slowDown
-        case .backendUnavailable: .temporarilyUnavailable
+        case .backendUnavailable, .refreshTokenContended: .temporarilyUnavailable
         case .unsupportedGrantType: .unsupportedGrantType
         case .unknownClient: .invalidClient
         case .redirectURIMismatch, .codeNotFound, .codeIssuedToAnotherClient, .codeWithoutS256Challenge,
             .codeVerifierMismatch, .codeExpired, .codeReplayed, .refreshTokenNotFound, .refreshTokenOfAnotherClient,
-            .refreshTokenExpired, .refreshTokenReused, .refreshTokenContended, .grantRevoked:
+            .refreshTokenExpired, .refreshTokenReused, .grantRevoked:
             .invalidGrant
+        }
+    }
+
+    /// The `Retry-After` seconds the response carries, if any (RFC 9110 §10.2.3).
+    public var retryAfterSeconds: Int? {
+        switch reason {
+        case .rateLimited(let seconds): max(1, seconds)
+        case .refreshTokenContended: 1
+        default: nil
         }
     }
 
@@ -66,7 +76,8 @@ public struct EndpointError: Error, Hashable, Sendable {
         case .malformedCodeVerifier: "The code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~."
         case .accountInactive: "The account is no longer active."
         case .backendUnavailable: "The service is temporarily unavailable. Nothing was changed; retry later."
-        case .refreshTokenContended: "The refresh token is being used by concurrent requests. Retry."
+        case .refreshTokenContended:
+            "Concurrent requests are rotating this refresh token. It is still valid; retry after Retry-After."
         case .redirectURIMismatch, .codeNotFound, .codeIssuedToAnotherClient, .codeWithoutS256Challenge,
             .codeVerifierMismatch, .codeExpired, .codeReplayed, .refreshTokenNotFound, .refreshTokenOfAnotherClient,
             .refreshTokenExpired, .refreshTokenReused, .grantRevoked:

@@ -3,7 +3,7 @@
 /// An OAuth error code, the `error` member of every error response.
 ///
 /// The RFC 6749 §5.2 token-endpoint codes, plus the registered codes the endpoint needs for what §5.2
-/// does not cover: `access_denied` (RFC 6749 §4.1.2.1) for an inactive account or a refused origin,
+/// does not cover: `access_denied` (RFC 6749 §4.1.2.1) for an inactive account,
 /// `slow_down` (RFC 8628 §3.5) for rate limiting and `temporarily_unavailable` (RFC 6749 §4.1.2.1) for a
 /// backend failure. Every value fits the `%x20-21 / %x23-5B / %x5D-7E` charset of §5.2.
 public struct OAuthErrorCode: Hashable, Sendable {
@@ -25,7 +25,8 @@ public struct OAuthErrorCode: Hashable, Sendable {
         self.base = base
     }
 
-    /// Missing, repeated, malformed or mistyped parameters; a body that is not a JSON object.
+    /// Missing, repeated, malformed or mistyped parameters; a body that is not a JSON object; a wrong
+    /// method, media type or size; a browser origin that is not allowed.
     public static let invalidRequest = OAuthErrorCode(.invalidRequest)
     /// A `client_id` this endpoint does not serve.
     public static let invalidClient = OAuthErrorCode(.invalidClient)
@@ -37,11 +38,12 @@ public struct OAuthErrorCode: Hashable, Sendable {
     public static let unsupportedGrantType = OAuthErrorCode(.unsupportedGrantType)
     /// A scope the client may not have.
     public static let invalidScope = OAuthErrorCode(.invalidScope)
-    /// An inactive account, or a request from a browser origin the configuration does not allow.
+    /// An inactive account.
     public static let accessDenied = OAuthErrorCode(.accessDenied)
     /// Too many authentication attempts.
     public static let slowDown = OAuthErrorCode(.slowDown)
-    /// A backend — the store, the account directory or the rate limiter — failed; nothing was changed.
+    /// A backend — the store, the account directory or the rate limiter — failed, or concurrent requests
+    /// contended for one refresh token; nothing was changed.
     public static let temporarilyUnavailable = OAuthErrorCode(.temporarilyUnavailable)
 }
 

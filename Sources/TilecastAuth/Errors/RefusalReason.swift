@@ -4,13 +4,14 @@
 ///
 /// The response carries the status and the OAuth error code; for `invalid_grant` its description is
 /// deliberately the same whatever the reason (a caller holding a stolen code learns nothing about it).
-/// The reason itself reaches the server through ``SecurityEvent/requestRefused(_:)`` for logs.
+/// The reason itself reaches the server through ``SecurityEvent/requestRefused(_:peerAddress:)`` for logs.
 public enum RefusalReason: Hashable, Sendable {
     // HTTP
 
     /// The method was not `POST` (RFC 6749 §3.2). 405 with `Allow: POST`.
     case methodNotAllowed
-    /// The request carried a browser `Origin` the configuration does not allow (login CSRF). 403.
+    /// The request carried a browser `Origin` the configuration does not allow (login CSRF). 400, not 403:
+    /// the endpoint's contract keeps 403 for an inactive account.
     case crossOriginRequest
     /// The `Content-Type` was not `application/json` in UTF-8. 415.
     case unsupportedMediaType
@@ -64,7 +65,9 @@ public enum RefusalReason: Hashable, Sendable {
     case refreshTokenExpired
     /// The refresh token was already rotated; its grant was revoked (RFC 9700 §4.14.2).
     case refreshTokenReused
-    /// Concurrent retries within the reuse leeway kept superseding each other; nothing was rotated.
+    /// Concurrent retries within the reuse leeway kept superseding each other; nothing was rotated and the
+    /// token is still valid. 503 with `Retry-After: 1` — not `invalid_grant`, which tells the app its
+    /// token is dead.
     case refreshTokenContended
 
     // Grant and account

@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The outcome of ``IOSSessionEngine/signOut(sessionCookieValue:)``.
+/// The outcome of ``IOSSessionEngine/signOut(sessionCookieValue:)`` and
+/// ``IOSSessionEngine/signOut(token:client:)``.
 public enum SignOutOutcome: Hashable, Sendable {
-    /// The session's grant is revoked — now, or earlier — with every token and the session.
+    /// The grant is revoked — now, or earlier — with every token and the session.
     case signedOut(grant: GrantID)
-    /// The cookie names no live session: malformed, unknown, replaced or expired. Nothing changed.
-    case noSession
+    /// The cookie or token names no live session or grant: malformed, unknown, replaced, expired, or of
+    /// another client. Nothing changed.
+    case notSignedIn
 }

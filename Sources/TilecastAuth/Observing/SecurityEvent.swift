@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// Something a server may want to log, count or alert on. Events carry ids, never secrets.
+/// Something a server may want to log, count or alert on. Events carry ids, never secrets; events raised
+/// by a request carry the request's peer address, so an alert can be traced to its source.
 public enum SecurityEvent: Sendable {
     /// A code exchange created a grant.
     case grantCreated(grant: GrantID, client: ClientID, account: AccountID)
@@ -9,9 +10,9 @@ public enum SecurityEvent: Sendable {
     /// A Studio session started for a grant.
     case sessionStarted(grant: GrantID)
     /// A used code came back with valid proof; the grant issued from it is revoked.
-    case codeReplayDetected(grant: GrantID)
+    case codeReplayDetected(grant: GrantID, peerAddress: String?)
     /// A rotated refresh token came back; its grant is revoked.
-    case refreshTokenReuseDetected(grant: GrantID)
+    case refreshTokenReuseDetected(grant: GrantID, peerAddress: String?)
     /// A grant was revoked, with everything hanging off it.
     case grantRevoked(grant: GrantID, reason: RevocationReason)
     /// A peer made too many attempts.
@@ -23,5 +24,5 @@ public enum SecurityEvent: Sendable {
     /// only.
     case backendFailed(operation: BackendOperation, error: any Error)
     /// The endpoint refused a request.
-    case requestRefused(EndpointError)
+    case requestRefused(EndpointError, peerAddress: String?)
 }

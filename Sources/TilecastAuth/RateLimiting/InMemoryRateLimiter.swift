@@ -16,7 +16,7 @@ public import Foundation
 /// is for: every code and token is a 256-bit secret.)
 ///
 /// Memory is bounded: buckets that have refilled completely are forgotten (a fresh bucket is the same),
-/// and at most `maximumTrackedKeys` are kept; past that the oldest-updated are dropped first.
+/// and at most `maximumTrackedKeys` are kept; past that the least recently used are dropped first.
 public final class InMemoryRateLimiter: RateLimiter, Sendable {
     private struct State {
         var buckets: [RateLimitKey: TokenBucket] = [:]
@@ -66,17 +66,19 @@ public final class InMemoryRateLimiter: RateLimiter, Sendable {
         state.withLock { $0.buckets.count }
     }
 
+    /// Forgets full buckets; if more than `maximumTrackedKeys` remain, forgets the least recently used
+    /// down to nine tenths of it, so the next eviction is a tenth of the budget away and the cost stays
+    /// amortised.
     private func sweep(_ state: inout State, at now: Date) {
         state.admissionsSinceSweep = 0
         state.buckets = state.buckets.filter {
             $0.value.tokens(at: now, capacity: capacity, refillInterval: refillInterval) < Double(capacity)
         }
-        let excess = state.buckets.count - maximumTrackedKeys
-        if excess > 0 {
-            let oldest = state.buckets.sorted { $0.value.updatedAt < $1.value.updatedAt }.prefix(excess)
-            for (key, _) in oldest {
-                state.buckets[key] = nil
-            }
+        guard state.buckets.count > maximumTrackedKeys else { return }
+        let excess = state.buckets.count - maximumTrackedKeys * 9 / 10
+        let oldest = state.buckets.sorted { $0.value.updatedAt < $1.value.updatedAt }.prefix(excess)
+        for (key, _) in oldest {
+            state.buckets[key] = nil
         }
     }
 }

@@ -27,7 +27,7 @@ struct TokenBucket {
         let available = tokens(at: now, capacity: capacity, refillInterval: refillInterval)
         guard available >= 1 else {
             let wait = ((1 - available) * refillInterval).rounded(.up)
-            return .limited(retryAfterSeconds: max(1, Int(wait)))
+            return .limited(retryAfterSeconds: wait < Double(Int32.max) ? max(1, Int(wait)) : Int(Int32.max))
         }
         tokens = available - 1
         updatedAt = max(updatedAt, now)

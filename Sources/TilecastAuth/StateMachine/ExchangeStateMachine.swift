@@ -115,7 +115,8 @@ struct ExchangeStateMachine {
     mutating func admitted(_ decision: RateLimitDecision) -> Action {
         guard case .admitting(let request) = state else { preconditionFailure("admitted(_:) called in \(state)") }
         if case .limited(let seconds) = decision {
-            return refuse(.rateLimited(retryAfterSeconds: seconds))
+            // A custom limiter's answer is clamped: Retry-After is at least one second (RFC 9110 §10.2.3).
+            return refuse(.rateLimited(retryAfterSeconds: max(1, seconds)))
         }
         if let error = request.screeningError(configuration: configuration) {
             return refuse(error.reason)
@@ -202,5 +203,25 @@ struct ExchangeStateMachine {
     /// The earlier of `now + lifetime` and `cap`.
     func expiry(after lifetime: Duration, cappedAt cap: Date) -> Date {
         now.adding(lifetime, cappedAt: cap)
+    }
+}
+
+extension ExchangeStateMachine.State: CustomStringConvertible {
+    /// The state's name only. States hold the presented code, verifier or refresh token, and this is what
+    /// a `preconditionFailure` prints, so it must never show them.
+    var description: String {
+        switch self {
+        case .initial: "initial"
+        case .admitting: "admitting"
+        case .loadingCode: "loadingCode"
+        case .checkingCodeAccount: "checkingCodeAccount"
+        case .redeemingCode: "redeemingCode"
+        case .loadingRefreshToken: "loadingRefreshToken"
+        case .checkingRefreshAccount: "checkingRefreshAccount"
+        case .rotatingRefreshToken: "rotatingRefreshToken"
+        case .replacingSession: "replacingSession"
+        case .revokingGrant: "revokingGrant"
+        case .finished: "finished"
+        }
     }
 }

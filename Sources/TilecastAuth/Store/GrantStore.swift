@@ -115,6 +115,14 @@ public protocol GrantStore: Sendable {
     ///   `.notFound`. In both refusals write nothing (RFC 7009 §2.1).
     func revokeGrant(_ id: GrantID, reason: RevocationReason, at now: Date) async throws -> GrantRevocation
 
+    /// Revokes every live grant of an account — atomically, so that no grant of the account escapes the
+    /// revocation by being created or used while it runs.
+    ///
+    /// - Important: In one atomic step, set ``Grant/revocation`` to `(now, reason)` on every grant of the
+    ///   account that is unrevoked and not past its ``Grant/expiresAt``, and return those grants as
+    ///   revoked. Grants already revoked or expired are left as they are.
+    func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant]
+
     /// The access token with this digest and its grant.
     func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup?
 

@@ -123,6 +123,17 @@ struct InMemoryGrantStorage {
         return .revoked(grant)
     }
 
+    mutating func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) -> [Grant] {
+        let live = grants.values.filter { $0.account == account && $0.isLive(at: now) }
+        var revoked: [Grant] = []
+        for var grant in live {
+            grant.revocation = Grant.Revocation(revokedAt: now, reason: reason)
+            grants[grant.id] = grant
+            revoked.append(grant)
+        }
+        return revoked.sorted { $0.createdAt < $1.createdAt }
+    }
+
     private mutating func store(_ issuance: GrantIssuance) {
         let grant = issuance.grant
         grants[grant.id] = grant

@@ -108,6 +108,12 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         storage.withLock { $0.revokeGrant(id, reason: reason, at: now) }
     }
 
+    /// Revokes every live grant of an account. This scans all grants, under the lock: it serves password
+    /// changes and suspensions, not the request path.
+    public func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant] {
+        storage.withLock { $0.revokeGrants(of: account, reason: reason, at: now) }
+    }
+
     public func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {
         storage.withLock { storage in
             guard let token = storage.accessTokens[digest], let grant = storage.grants[token.grant] else { return nil }

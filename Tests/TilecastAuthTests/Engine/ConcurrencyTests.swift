@@ -44,6 +44,8 @@ struct ConcurrencyTests {
         let tokens = harness.memory.snapshot().refreshTokens.values
         #expect(tokens.count == 2)
         #expect(tokens.filter { if case .rotated = $0.state { true } else { false } }.count == 1)
+        // The losers presented a rotated token: reuse, which revokes the grant.
+        #expect(harness.memory.snapshot().grants.values.first?.revocation?.reason == .refreshTokenReused)
     }
 
     @Test("Within a leeway, concurrent retries of one token all succeed and leave one live successor")

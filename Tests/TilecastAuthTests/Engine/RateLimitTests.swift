@@ -55,8 +55,14 @@ struct RateLimitTests {
             _ = try await limiter.admit(RateLimitKey(rawValue: "k\(index)"), at: start)
         }
         #expect(limiter.trackedKeyCount <= 101)
-        _ = try await limiter.admit(RateLimitKey(rawValue: "later"), at: start.addingTimeInterval(3600))
-        #expect(limiter.trackedKeyCount <= 2)
+        // An hour on, every earlier bucket has refilled; the next sweep (after 1024 admissions) forgets them.
+        for second in 0..<1024 {
+            _ = try await limiter.admit(
+                RateLimitKey(rawValue: "later"),
+                at: start.addingTimeInterval(3600 + Double(second))
+            )
+        }
+        #expect(limiter.trackedKeyCount == 1)
     }
 
     @Test(
@@ -79,6 +85,19 @@ struct RateLimitTests {
     @Test("Requests without a peer address share one key")
     func unknownPeer() {
         #expect(RateLimitKey.peer(nil) == RateLimitKey.peer(""))
+    }
+
+    @Test("A custom limiter's Retry-After is clamped to at least one second")
+    func retryAfterClamped() async throws {
+        struct ZeroLimiter: RateLimiter {
+            func admit(_ key: RateLimitKey, at now: Date) async throws -> RateLimitDecision {
+                .limited(retryAfterSeconds: -5)
+            }
+        }
+        let harness = try Harness(rateLimiter: ZeroLimiter())
+        let response = await harness.post(text: "{}")
+        #expect(response.status == 429)
+        #expect(response.response.headers["Retry-After"] == "1")
     }
 
     @Test("A failing limiter fails closed with 503 and changes nothing")

@@ -77,10 +77,10 @@ struct SessionLifecycleTests {
         let harness = try Harness()
         _ = try await harness.signIn()
         let before = harness.memory.snapshot()
-        #expect(try await harness.engine.signOut(sessionCookieValue: "nonsense") == .noSession)
+        #expect(try await harness.engine.signOut(sessionCookieValue: "nonsense") == .notSignedIn)
         #expect(
             try await harness.engine.signOut(sessionCookieValue: "tcs_" + String(repeating: "A", count: 43))
-                == .noSession
+                == .notSignedIn
         )
         #expect(harness.memory.snapshot() == before)
     }
@@ -117,6 +117,81 @@ struct SessionLifecycleTests {
         #expect(try await harness.engine.authenticateBearer(authorization: nil) == .unauthenticated(.missing))
         harness.clock.advance(by: 900)
         #expect(try await harness.engine.authenticateAccessToken(token) == .unauthenticated(.expired))
+    }
+
+    @Test("A replaced session never authenticates or signs out, even from a store that kept its record")
+    func replacedSessionKeptByStore() async throws {
+        let harness = try Harness()
+        let signIn = try await harness.signIn()
+        let sessionID = try #require(signIn.sessionID)
+        let digest = try #require(OpaqueToken(presented: sessionID, as: .studioSession)).digest
+        harness.faults.retainSession(try #require(try await harness.memory.session(digest)))
+        let refreshed = await harness.refresh(try #require(signIn.refreshToken), studioSession: true)
+        #expect(refreshed.status == 200)
+
+        #expect(try await harness.engine.authenticateSession(cookieValue: sessionID) == .unauthenticated(.notFound))
+        let before = harness.memory.snapshot()
+        #expect(try await harness.engine.signOut(sessionCookieValue: sessionID) == .notSignedIn)
+        #expect(harness.memory.snapshot() == before)
+        #expect(try await harness.sessionAuthenticates(refreshed.sessionID))
+    }
+
+    @Test("The app signs out with its refresh or access token, which revokes the grant and its session")
+    func nativeSignOut() async throws {
+        for useRefreshToken in [true, false] {
+            let harness = try Harness()
+            let signIn = try await harness.signIn()
+            let token = try #require(useRefreshToken ? signIn.refreshToken : signIn.accessToken)
+            guard case .signedOut(let grant) = try await harness.engine.signOut(token: token, client: .tilecastIOS)
+            else {
+                Issue.record("the token should sign out")
+                continue
+            }
+            #expect(harness.memory.snapshot().grants[grant]?.revocation?.reason == .signedOut)
+            #expect(try await !harness.sessionAuthenticates(signIn.sessionID))
+            #expect(try await !harness.bearerAuthenticates(signIn.accessToken))
+            #expect(await harness.refresh(try #require(signIn.refreshToken)).status == 400)
+        }
+    }
+
+    @Test("Native sign-out refuses another client's token, an expired token and nonsense, changing nothing")
+    func nativeSignOutRefusals() async throws {
+        let harness = try Harness()
+        let signIn = try await harness.signIn()
+        let web = try await harness.engine.createGrant(
+            account: Harness.account,
+            client: "tilecast-web",
+            scope: "profile",
+            startsSession: true
+        )
+        let before = harness.memory.snapshot()
+        let webToken = web.credential.refreshToken.unredactedValue
+        #expect(try await harness.engine.signOut(token: webToken, client: .tilecastIOS) == .notSignedIn)
+        #expect(try await harness.engine.signOut(token: "tcr_nonsense", client: .tilecastIOS) == .notSignedIn)
+        harness.clock.advance(by: 900)
+        let expired = try #require(signIn.accessToken)
+        #expect(try await harness.engine.signOut(token: expired, client: .tilecastIOS) == .notSignedIn)
+        #expect(harness.memory.snapshot() == before)
+        #expect(
+            try await harness.engine.signOut(token: webToken, client: "tilecast-web") == .signedOut(grant: web.grant)
+        )
+    }
+
+    @Test("Revoking all of an account's grants revokes exactly those, with their sessions and tokens")
+    func revokeAllGrants() async throws {
+        let harness = try Harness()
+        let first = try await harness.signIn()
+        let second = try await harness.signIn()
+        let other = try await harness.signIn(account: "account-8")
+        let revoked = try await harness.engine.revokeAllGrants(of: Harness.account)
+        #expect(revoked.count == 2)
+        for response in [first, second] {
+            #expect(try await !harness.sessionAuthenticates(response.sessionID))
+            #expect(try await !harness.bearerAuthenticates(response.accessToken))
+        }
+        #expect(try await harness.sessionAuthenticates(other.sessionID))
+        #expect(try await harness.engine.revokeAllGrants(of: Harness.account).isEmpty)
+        #expect(harness.observer.revocations.count == 2)
     }
 
     @Test("The account page lists the account's grants")

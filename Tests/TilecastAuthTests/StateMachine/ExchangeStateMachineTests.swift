@@ -239,6 +239,86 @@ struct ExchangeStateMachineTests {
         #expect(strict.evaluate(revoked, presented: presented) == .refuse(.grantRevoked))
     }
 
+    /// A machine for a refresh of `token` (with a Studio session) that is waiting for its rotation.
+    private func rotating(
+        _ token: OpaqueToken,
+        leeway: Duration = .zero
+    ) throws -> (ExchangeStateMachine, RefreshTokenLookup) {
+        var machine = machine(
+            body:
+                #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"\#(token.unredactedValue)","studio_session":true}"#,
+            configuration: EngineConfiguration(refreshTokenReuseLeeway: leeway)
+        )
+        _ = machine.start()
+        _ = machine.admitted(.admitted)
+        var (found, _) = lookup(state: .active, current: token.digest)
+        found.token.digest = token.digest
+        guard case .checkAccount = machine.refreshTokenLoaded(found) else { throw Failure("expected .checkAccount") }
+        guard case .rotateRefreshToken = machine.accountChecked(.active) else {
+            throw Failure("expected .rotateRefreshToken")
+        }
+        return (machine, found)
+    }
+
+    private func minted(_ random: SeededRandomSource) -> MintedRotation {
+        MintedRotation(
+            accessToken: .mint(.accessToken, using: random),
+            refreshToken: .mint(.refreshToken, using: random)
+        )
+    }
+
+    @Test("A grant revoked between rotation and session start: the credential comes back without a cookie")
+    func sessionGrantNotLive() throws {
+        let random = SeededRandomSource()
+        var (machine, _) = try rotating(.mint(.refreshToken, using: random))
+        guard case .replaceSession = machine.refreshTokenRotated(.rotated, minted: minted(random)) else {
+            throw Failure("expected .replaceSession")
+        }
+        guard
+            case .respond(.success(let credential, let cookie)) = machine.sessionReplaced(
+                .grantNotLive,
+                session: .mint(.studioSession, using: random)
+            )
+        else {
+            throw Failure("expected a success")
+        }
+        #expect(credential != nil)
+        #expect(cookie == nil)
+    }
+
+    @Test("Within a leeway, a refresh superseded again and again gives up with a retryable 503, revoking nothing")
+    func contention() throws {
+        let random = SeededRandomSource()
+        let token = OpaqueToken.mint(.refreshToken, using: random)
+        var (machine, found) = try rotating(token, leeway: .seconds(30))
+        var action = ExchangeStateMachine.Action.respond(.refused(EndpointError(.codeNotFound)))
+        for generation in 0..<ExchangeStateMachine.maximumRotations {
+            // Each time, another request has just rotated the token to a new successor.
+            let successor = SecretDigest(of: "successor-\(generation)")
+            var superseded = found
+            superseded.token.state = .rotated(rotatedAt: Self.now, successor: successor)
+            superseded.grant.currentRefreshToken = successor
+            action = machine.refreshTokenRotated(.superseded(current: superseded), minted: minted(random))
+            if generation < ExchangeStateMachine.maximumRotations - 1 {
+                guard case .rotateRefreshToken(let plan) = action else { throw Failure("expected another rotation") }
+                #expect(plan.current == successor)
+            }
+        }
+        #expect(refusal(action) == .refreshTokenContended)
+        let error = EndpointError(.refreshTokenContended)
+        #expect(error.status == 503)
+        #expect(error.retryAfterSeconds == 1)
+        _ = found
+    }
+
+    @Test("A state prints its name only, never the code, verifier or token it holds")
+    func stateDescription() {
+        let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
+        let machine = loadingCode(code)
+        let text = "\(machine.state)"
+        #expect(text == "loadingCode")
+    }
+
     @Test("A backend failure while starting a refresh's session still returns the credential")
     func sessionFailureAfterRotation() throws {
         let random = SeededRandomSource()

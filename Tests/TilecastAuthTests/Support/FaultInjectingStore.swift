@@ -8,13 +8,14 @@ import TilecastAuth
 final class FaultInjectingStore: GrantStore, Sendable {
     enum Operation: Hashable, Sendable {
         case insertCode, authorizationCode, redeemCode, createGrant, refreshToken, rotateRefreshToken
-        case replaceSession, revokeGrant, accessToken, session
+        case replaceSession, revokeGrant, revokeGrants, accessToken, session
     }
 
     struct InjectedFault: Error {}
 
     let base: InMemoryGrantStore
     private let failing = Mutex<Set<Operation>>([])
+    private let retained = Mutex<[SecretDigest: SessionLookup]>([:])
 
     init(_ base: InMemoryGrantStore) {
         self.base = base
@@ -23,6 +24,12 @@ final class FaultInjectingStore: GrantStore, Sendable {
     /// Makes the next call of `operation` throw.
     func failNext(_ operation: Operation) {
         failing.withLock { _ = $0.insert(operation) }
+    }
+
+    /// Keeps answering `session(_:)` for `lookup` after the base store dropped it — a store that marks
+    /// replaced sessions instead of deleting them.
+    func retainSession(_ lookup: SessionLookup) {
+        retained.withLock { $0[lookup.session.digest] = lookup }
     }
 
     private func check(_ operation: Operation) throws {
@@ -93,6 +100,11 @@ final class FaultInjectingStore: GrantStore, Sendable {
         return try await base.revokeGrant(id, reason: reason, at: now)
     }
 
+    func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant] {
+        try check(.revokeGrants)
+        return try await base.revokeGrants(of: account, reason: reason, at: now)
+    }
+
     func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {
         try check(.accessToken)
         return try await base.accessToken(digest)
@@ -100,7 +112,13 @@ final class FaultInjectingStore: GrantStore, Sendable {
 
     func session(_ digest: SecretDigest) async throws -> SessionLookup? {
         try check(.session)
-        return try await base.session(digest)
+        if let lookup = try await base.session(digest) {
+            return lookup
+        }
+        guard let stale = retained.withLock({ $0[digest] }) else { return nil }
+        // The session as kept, with its grant as it is now.
+        guard let grant = try await base.grant(stale.grant.id) else { return nil }
+        return SessionLookup(session: stale.session, grant: grant)
     }
 
     func grant(_ id: GrantID) async throws -> Grant? { try await base.grant(id) }

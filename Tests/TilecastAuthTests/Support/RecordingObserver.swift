@@ -18,14 +18,14 @@ final class RecordingObserver: SecurityEventObserver, Sendable {
     }
 
     var refusals: [RefusalReason] {
-        events.compactMap { if case .requestRefused(let error) = $0 { error.reason } else { nil } }
+        events.compactMap { if case .requestRefused(let error, _) = $0 { error.reason } else { nil } }
     }
 
     var codeReplays: [GrantID] {
-        events.compactMap { if case .codeReplayDetected(let grant) = $0 { grant } else { nil } }
+        events.compactMap { if case .codeReplayDetected(let grant, _) = $0 { grant } else { nil } }
     }
 
     var reuses: [GrantID] {
-        events.compactMap { if case .refreshTokenReuseDetected(let grant) = $0 { grant } else { nil } }
+        events.compactMap { if case .refreshTokenReuseDetected(let grant, _) = $0 { grant } else { nil } }
     }
 }
