@@ -167,8 +167,3 @@ struct Demo {
         return String(body[range.upperBound...].prefix { $0 != "\"" })
     }
 }
-
-private struct DemoError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

@@ -63,11 +63,3 @@ public struct TokenLifetimes: Hashable, Sendable {
         guard value >= minimum, value <= maximum else { throw .lifetimeOutOfRange(name: name, allowed: allowed) }
     }
 }
-
-extension Duration {
-    /// The duration in seconds, as a `TimeInterval` for date arithmetic.
-    var timeInterval: Double {
-        let (seconds, attoseconds) = components
-        return Double(seconds) + Double(attoseconds) / 1e18
-    }
-}

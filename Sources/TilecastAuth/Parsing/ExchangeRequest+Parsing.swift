@@ -26,7 +26,7 @@ extension ExchangeRequest {
                 error.kind == .duplicateMember ? .duplicateMember : .malformedBody(detail: error.detail)
             )
         }
-        let parameters = Parameters(members: members)
+        let parameters = RequestParameters(members: members)
 
         guard let grantType = try parameters.string("grant_type") else {
             throw EndpointError(.missingParameter(name: "grant_type"))
@@ -70,33 +70,5 @@ extension ExchangeRequest {
     /// treats canonically equivalent strings as equal — U+212A KELVIN SIGN equals `K`.
     static func bytesEqual(_ lhs: String, _ rhs: String) -> Bool {
         lhs.utf8.count == rhs.utf8.count && lhs.utf8.elementsEqual(rhs.utf8)
-    }
-}
-
-/// The top-level members of a request body, read by name.
-private struct Parameters {
-    let members: [(name: String, value: JSONValue)]
-
-    private func value(_ name: String) -> JSONValue? {
-        members.first { ExchangeRequest.bytesEqual($0.name, name) }?.value
-    }
-
-    /// The string value of `name`; `nil` when absent, `null` or empty.
-    func string(_ name: String) throws(EndpointError) -> String? {
-        switch value(name) {
-        case nil, .null: return nil
-        case .string(let text): return text.isEmpty ? nil : text
-        case .number, .bool, .object, .array: throw EndpointError(.invalidParameterType(name: name))
-        }
-    }
-
-    /// The boolean value of `name`; `nil` when absent or `null`.
-    func bool(_ name: String) throws(EndpointError) -> Bool? {
-        switch value(name) {
-        case nil, .null: return nil
-        case .bool(let flag): return flag
-        case .string(let text) where text.isEmpty: return nil
-        case .string, .number, .object, .array: throw EndpointError(.invalidParameterType(name: name))
-        }
     }
 }

@@ -349,8 +349,3 @@ struct ExchangeStateMachineTests {
         #expect(cookie == nil)
     }
 }
-
-struct Failure: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}
