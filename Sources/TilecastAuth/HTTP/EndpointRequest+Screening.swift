@@ -38,7 +38,7 @@ extension EndpointRequest {
     }
 
     /// Whether there is exactly one `Content-Type` and it is `application/json`, with no charset or the
-    /// charset `utf-8` (RFC 8259 §8.1: JSON exchanged between systems is UTF-8).
+    /// charset `utf-8` (or `utf8`) (RFC 8259 §8.1: JSON exchanged between systems is UTF-8).
     private var hasJSONContentType: Bool {
         let values = headers.values(for: "Content-Type")
         guard values.count == 1 else { return false }
@@ -51,7 +51,10 @@ extension EndpointRequest {
             if charset.count >= 2, charset.hasPrefix("\""), charset.hasSuffix("\"") {
                 charset = charset.dropFirst().dropLast()
             }
-            guard Self.equalsIgnoringCase(charset, "utf-8") else { return false }
+            // `utf8` is not a registered name, but common enough in clients to accept as the same.
+            guard Self.equalsIgnoringCase(charset, "utf-8") || Self.equalsIgnoringCase(charset, "utf8") else {
+                return false
+            }
         }
         return true
     }

@@ -179,6 +179,7 @@ struct BadInputTests {
         "A JSON content type with charset utf-8 or other parameters is accepted",
         arguments: [
             "application/json; charset=utf-8", "Application/JSON;charset=\"UTF-8\"", "application/json ; foo=bar",
+            "application/json; charset=utf8", "application/json;",
         ]
     )
     func contentTypeParameters(contentType: String) async throws {
