@@ -5,12 +5,15 @@ let package = Package(
     name: "TilecastAuth",
     products: [
         .library(name: "TilecastAuth", targets: ["TilecastAuth"]),
+        // For tests of code that embeds TilecastAuth, and of GrantStore implementations.
+        .library(name: "TilecastAuthTesting", targets: ["TilecastAuthTesting"]),
         .executable(name: "tilecast-auth", targets: ["TilecastAuthTool"]),
     ],
     targets: [
         .target(name: "TilecastAuth"),
+        .target(name: "TilecastAuthTesting", dependencies: ["TilecastAuth"]),
         .executableTarget(name: "TilecastAuthTool", dependencies: ["TilecastAuth"]),
-        .testTarget(name: "TilecastAuthTests", dependencies: ["TilecastAuth"]),
+        .testTarget(name: "TilecastAuthTests", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
     ]
 )
 

@@ -2,6 +2,7 @@
 
 import Foundation
 import Testing
+import TilecastAuthTesting
 
 @testable import TilecastAuth
 

@@ -2,6 +2,7 @@
 
 import Foundation
 import Testing
+import TilecastAuthTesting
 
 @testable import TilecastAuth
 
@@ -125,7 +126,7 @@ struct SessionLifecycleTests {
         let signIn = try await harness.signIn()
         let sessionID = try #require(signIn.sessionID)
         let digest = try #require(OpaqueToken(presented: sessionID, as: .studioSession)).digest
-        harness.faults.retainSession(try #require(try await harness.memory.session(digest)))
+        harness.faults.keepAnsweringForReplacedSession(try #require(try await harness.memory.session(digest)))
         let refreshed = await harness.refresh(try #require(signIn.refreshToken), studioSession: true)
         #expect(refreshed.status == 200)
 

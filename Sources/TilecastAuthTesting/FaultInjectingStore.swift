@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+import Synchronization
+public import TilecastAuth
+
+/// Wraps a ``GrantStore`` and makes chosen calls throw, the way a database that went away would — to
+/// test that every backend failure is a clean 503 with nothing half-done.
+///
+/// A call chosen to fail throws ``InjectedFault`` *instead of* reaching the wrapped store, so it writes
+/// nothing: exactly the contract a real store must keep when it throws.
+public final class FaultInjectingStore: GrantStore, Sendable {
+    /// A ``GrantStore`` requirement.
+    public enum Operation: String, Hashable, Sendable, CaseIterable {
+        case client, insertCode, authorizationCode, redeemCode, createGrant, refreshToken, rotateRefreshToken
+        case replaceSession, revokeGrant, revokeGrants, accessToken, session, grant, grants, removeExpired
+    }
+
+    /// The error an injected failure throws.
+    public struct InjectedFault: Error, CustomStringConvertible {
+        /// The call that failed.
+        public let operation: Operation
+        public var description: String { "injected failure of \(operation.rawValue)" }
+    }
+
+    private struct State {
+        var failNext: Set<Operation> = []
+        var failCallNumber: Int?
+        var calls = 0
+        var retainedSessions: [SecretDigest: SessionLookup] = [:]
+    }
+
+    /// The wrapped store.
+    public let base: any GrantStore
+    private let state = Mutex(State())
+
+    public init(_ base: any GrantStore) {
+        self.base = base
+    }
+
+    /// Makes the next call of `operation` throw.
+    public func failNext(_ operation: Operation) {
+        state.withLock { _ = $0.failNext.insert(operation) }
+    }
+
+    /// Makes the `number`-th call from now (1 is the next call), of whatever operation, throw.
+    public func failCall(number: Int) {
+        state.withLock {
+            $0.failCallNumber = $0.calls + number
+        }
+    }
+
+    /// How many calls the store has received.
+    public var callCount: Int { state.withLock { $0.calls } }
+
+    /// Keeps answering ``session(_:)`` for `lookup` after the wrapped store has dropped it: a store that
+    /// marks replaced sessions instead of deleting them. The engine must not let such a session in.
+    public func keepAnsweringForReplacedSession(_ lookup: SessionLookup) {
+        state.withLock { $0.retainedSessions[lookup.session.digest] = lookup }
+    }
+
+    private func enter(_ operation: Operation) throws {
+        let fail = state.withLock { state -> Bool in
+            state.calls += 1
+            if state.failCallNumber == state.calls {
+                state.failCallNumber = nil
+                return true
+            }
+            return state.failNext.remove(operation) != nil
+        }
+        if fail {
+            throw InjectedFault(operation: operation)
+        }
+    }
+
+    public func client(_ id: ClientID) async throws -> Client? {
+        try enter(.client)
+        return try await base.client(id)
+    }
+
+    public func insertCode(_ code: AuthorizationCode) async throws {
+        try enter(.insertCode)
+        try await base.insertCode(code)
+    }
+
+    public func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
+        try enter(.authorizationCode)
+        return try await base.authorizationCode(digest)
+    }
+
+    public func redeemCode(
+        _ digest: SecretDigest,
+        issuing issuance: GrantIssuance,
+        at now: Date
+    ) async throws
+        -> CodeRedemption
+    {
+        try enter(.redeemCode)
+        return try await base.redeemCode(digest, issuing: issuance, at: now)
+    }
+
+    public func createGrant(_ issuance: GrantIssuance) async throws {
+        try enter(.createGrant)
+        try await base.createGrant(issuance)
+    }
+
+    public func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
+        try enter(.refreshToken)
+        return try await base.refreshToken(digest)
+    }
+
+    public func rotateRefreshToken(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        at now: Date
+    ) async throws -> RefreshRotation {
+        try enter(.rotateRefreshToken)
+        return try await base.rotateRefreshToken(
+            presented,
+            replacing: current,
+            successor: successor,
+            accessToken: accessToken,
+            at: now
+        )
+    }
+
+    public func replaceSession(
+        of grant: GrantID,
+        with session: StudioSession,
+        at now: Date
+    ) async throws
+        -> SessionReplacement
+    {
+        try enter(.replaceSession)
+        return try await base.replaceSession(of: grant, with: session, at: now)
+    }
+
+    public func revokeGrant(_ id: GrantID, reason: RevocationReason, at now: Date) async throws -> GrantRevocation {
+        try enter(.revokeGrant)
+        return try await base.revokeGrant(id, reason: reason, at: now)
+    }
+
+    public func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant] {
+        try enter(.revokeGrants)
+        return try await base.revokeGrants(of: account, reason: reason, at: now)
+    }
+
+    public func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {
+        try enter(.accessToken)
+        return try await base.accessToken(digest)
+    }
+
+    public func session(_ digest: SecretDigest) async throws -> SessionLookup? {
+        try enter(.session)
+        if let lookup = try await base.session(digest) {
+            return lookup
+        }
+        guard let kept = state.withLock({ $0.retainedSessions[digest] }),
+            let grant = try await base.grant(kept.grant.id)
+        else { return nil }
+        return SessionLookup(session: kept.session, grant: grant)
+    }
+
+    public func grant(_ id: GrantID) async throws -> Grant? {
+        try enter(.grant)
+        return try await base.grant(id)
+    }
+
+    public func grants(of account: AccountID) async throws -> [Grant] {
+        try enter(.grants)
+        return try await base.grants(of: account)
+    }
+
+    public func removeExpired(at now: Date) async throws -> Int {
+        try enter(.removeExpired)
+        return try await base.removeExpired(at: now)
+    }
+}

@@ -1,0 +1,37 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Synchronization
+public import TilecastAuth
+
+/// A deterministic random source, so every secret a test mints is the same on every run.
+///
+/// - Warning: Its output is predictable by design. Never use it outside tests.
+public final class SeededRandomSource: RandomSource, Sendable {
+    private let state: Mutex<(seed: UInt64, fills: Int)>
+
+    /// Creates a source whose output is fixed by `seed`.
+    public init(seed: UInt64 = 0x5EED) {
+        self.state = Mutex((seed, 0))
+    }
+
+    /// How many times ``fill(_:)`` has been called: one per secret or id minted.
+    public var fillCount: Int { state.withLock { $0.fills } }
+
+    /// Fills the buffer from a SplitMix64 sequence.
+    public func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        state.withLock { state in
+            state.fills += 1
+            var word: UInt64 = 0
+            for index in 0..<buffer.count {
+                if index % 8 == 0 {
+                    state.seed &+= 0x9E37_79B9_7F4A_7C15
+                    word = state.seed
+                    word = (word ^ (word >> 30)) &* 0xBF58_476D_1CE4_E5B9
+                    word = (word ^ (word >> 27)) &* 0x94D0_49BB_1331_11EB
+                    word ^= word >> 31
+                }
+                buffer[index] = UInt8(truncatingIfNeeded: word >> (UInt64(index % 8) * 8))
+            }
+        }
+    }
+}

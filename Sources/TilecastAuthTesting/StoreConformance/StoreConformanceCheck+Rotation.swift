@@ -1,0 +1,234 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TilecastAuth
+
+extension StoreConformanceCheck {
+    static let rotationChecks: [StoreConformanceCheck] = [
+        StoreConformanceCheck("rotateRefreshToken rotates the current token") { context in
+            let store = context.store
+            let fixture = context.fixture
+            let issuance = fixture.issuance()
+            try await store.createGrant(issuance)
+            let presented = try context.unwrap(issuance.refreshToken, "fixture without a refresh token")
+            let now = fixture.t0.addingTimeInterval(60)
+            let (successor, access) = fixture.rotation(of: issuance.grant.id, at: now)
+            let outcome = try await store.rotateRefreshToken(
+                presented.digest,
+                replacing: presented.digest,
+                successor: successor,
+                accessToken: access,
+                at: now
+            )
+            try context.require(outcome == .rotated, "rotateRefreshToken returned \(outcome)")
+            let old = try context.unwrap(try await store.refreshToken(presented.digest), "the rotated token vanished")
+            try context.require(
+                old.token.state == .rotated(rotatedAt: now, successor: successor.digest),
+                "the rotated token's state is \(old.token.state)"
+            )
+            let new = try context.unwrap(try await store.refreshToken(successor.digest), "the successor is missing")
+            try context.require(new.token == successor, "the successor reads back as \(new.token)")
+            try context.require(
+                new.grant.currentRefreshToken == successor.digest,
+                "the grant's current token did not move"
+            )
+            let accessLookup = try await store.accessToken(access.digest)
+            try context.require(
+                accessLookup?.token == access,
+                "the new access token reads back as \(String(describing: accessLookup))"
+            )
+        },
+
+        StoreConformanceCheck("rotating from a token that is no longer current is superseded and writes nothing") {
+            context in
+            let store = context.store
+            let fixture = context.fixture
+            let issuance = fixture.issuance()
+            try await store.createGrant(issuance)
+            let presented = try context.unwrap(issuance.refreshToken, "fixture without a refresh token")
+            let (first, firstAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
+            _ = try await store.rotateRefreshToken(
+                presented.digest,
+                replacing: presented.digest,
+                successor: first,
+                accessToken: firstAccess,
+                at: fixture.t0
+            )
+            let (second, secondAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
+            let outcome = try await store.rotateRefreshToken(
+                presented.digest,
+                replacing: presented.digest,
+                successor: second,
+                accessToken: secondAccess,
+                at: fixture.t0
+            )
+            guard case .superseded(let current) = outcome else {
+                throw StoreConformanceFailure(check: context.check, message: "a stale rotation returned \(outcome)")
+            }
+            try context.require(current.grant.currentRefreshToken == first.digest, "superseded reported a stale grant")
+            try context.require(
+                try await store.refreshToken(second.digest) == nil,
+                "a refused rotation stored its successor"
+            )
+            try context.require(
+                try await store.accessToken(secondAccess.digest) == nil,
+                "a refused rotation stored its access token"
+            )
+        },
+
+        StoreConformanceCheck("rotateRefreshToken refuses unknown tokens and grants that are revoked or expired") {
+            context in
+            let store = context.store
+            let fixture = context.fixture
+            let (successor, access) = fixture.rotation(of: fixture.grantID(), at: fixture.t0)
+            let unknown = fixture.digest()
+            let outcome = try await store.rotateRefreshToken(
+                unknown,
+                replacing: unknown,
+                successor: successor,
+                accessToken: access,
+                at: fixture.t0
+            )
+            try context.require(outcome == .notFound, "an unknown token returned \(outcome)")
+
+            let issuance = fixture.issuance(lifetime: 600)
+            try await store.createGrant(issuance)
+            let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
+            let (late, lateAccess) = fixture.rotation(of: issuance.grant.id, at: issuance.grant.expiresAt)
+            let expired = try await store.rotateRefreshToken(
+                presented,
+                replacing: presented,
+                successor: late,
+                accessToken: lateAccess,
+                at: issuance.grant.expiresAt
+            )
+            try context.require(expired == .grantNotLive, "a rotation at the grant's expiry returned \(expired)")
+
+            _ = try await store.revokeGrant(issuance.grant.id, reason: .revokedByServer, at: fixture.t0)
+            let (next, nextAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
+            let revoked = try await store.rotateRefreshToken(
+                presented,
+                replacing: presented,
+                successor: next,
+                accessToken: nextAccess,
+                at: fixture.t0
+            )
+            try context.require(revoked == .grantNotLive, "a rotation of a revoked grant returned \(revoked)")
+            for digest in [late.digest, next.digest] {
+                try context.require(
+                    try await store.refreshToken(digest) == nil,
+                    "a refused rotation stored its successor"
+                )
+            }
+        },
+
+        StoreConformanceCheck("a retry within the leeway replaces the successor, which is retired") { context in
+            let store = context.store
+            let fixture = context.fixture
+            let issuance = fixture.issuance()
+            try await store.createGrant(issuance)
+            let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
+            let (first, firstAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
+            _ = try await store.rotateRefreshToken(
+                presented,
+                replacing: presented,
+                successor: first,
+                accessToken: firstAccess,
+                at: fixture.t0
+            )
+            let retryAt = fixture.t0.addingTimeInterval(5)
+            let (second, secondAccess) = fixture.rotation(of: issuance.grant.id, at: retryAt)
+            let outcome = try await store.rotateRefreshToken(
+                presented,
+                replacing: first.digest,
+                successor: second,
+                accessToken: secondAccess,
+                at: retryAt
+            )
+            try context.require(outcome == .rotated, "the leeway retry returned \(outcome)")
+            let old = try await store.refreshToken(presented)
+            try context.require(
+                old?.token.state == .rotated(rotatedAt: fixture.t0, successor: second.digest),
+                "the presented token's state is \(String(describing: old?.token.state)); its rotatedAt must not move"
+            )
+            let retired = try await store.refreshToken(first.digest)
+            try context.require(
+                retired?.token.state == .retired(retiredAt: retryAt),
+                "the replaced successor's state is \(String(describing: retired?.token.state))"
+            )
+            try context.require(
+                old?.grant.currentRefreshToken == second.digest,
+                "the grant's current token is not the new successor"
+            )
+        },
+
+        StoreConformanceCheck("a leeway retry whose successor is no longer current is superseded") { context in
+            let store = context.store
+            let fixture = context.fixture
+            let issuance = fixture.issuance()
+            try await store.createGrant(issuance)
+            let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
+            let (first, firstAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
+            _ = try await store.rotateRefreshToken(
+                presented,
+                replacing: presented,
+                successor: first,
+                accessToken: firstAccess,
+                at: fixture.t0
+            )
+            let (second, secondAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
+            _ = try await store.rotateRefreshToken(
+                first.digest,
+                replacing: first.digest,
+                successor: second,
+                accessToken: secondAccess,
+                at: fixture.t0
+            )
+            // `presented` is two generations back: its successor `first` is no longer current.
+            let (third, thirdAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
+            let outcome = try await store.rotateRefreshToken(
+                presented,
+                replacing: first.digest,
+                successor: third,
+                accessToken: thirdAccess,
+                at: fixture.t0
+            )
+            guard case .superseded = outcome else {
+                throw StoreConformanceFailure(
+                    check: context.check,
+                    message: "an older generation's retry returned \(outcome)"
+                )
+            }
+            try context.require(
+                try await store.refreshToken(third.digest) == nil,
+                "a refused retry stored its successor"
+            )
+        },
+
+        StoreConformanceCheck("concurrent rotations of one token: exactly one succeeds") { context in
+            let store = context.store
+            let fixture = context.fixture
+            let issuance = fixture.issuance()
+            try await store.createGrant(issuance)
+            let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
+            let rotations = (0..<context.concurrency).map { _ in fixture.rotation(of: issuance.grant.id, at: fixture.t0)
+            }
+            let outcomes = try await context.concurrently { index in
+                try await store.rotateRefreshToken(
+                    presented,
+                    replacing: presented,
+                    successor: rotations[index].0,
+                    accessToken: rotations[index].1,
+                    at: fixture.t0
+                )
+            }
+            let winners = outcomes.filter { $0 == .rotated }.count
+            try context.require(winners == 1, "\(winners) of \(context.concurrency) concurrent rotations succeeded")
+            var stored = 0
+            for (successor, _) in rotations where try await store.refreshToken(successor.digest) != nil {
+                stored += 1
+            }
+            try context.require(stored == 1, "\(stored) successors were stored for one rotation")
+        },
+    ]
+}
