@@ -12,8 +12,13 @@ let package = Package(
     targets: [
         .target(name: "TilecastAuth"),
         .target(name: "TilecastAuthTesting", dependencies: ["TilecastAuth"]),
-        .executableTarget(name: "TilecastAuthTool", dependencies: ["TilecastAuth"]),
-        .testTarget(name: "TilecastAuthTests", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
+        // The runner of the language-neutral conformance scenarios, behind `tilecast-auth conformance`.
+        .target(name: "TilecastAuthConformance", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
+        .executableTarget(name: "TilecastAuthTool", dependencies: ["TilecastAuth", "TilecastAuthConformance"]),
+        .testTarget(
+            name: "TilecastAuthTests",
+            dependencies: ["TilecastAuth", "TilecastAuthTesting", "TilecastAuthConformance"]
+        ),
     ]
 )
 

@@ -24,7 +24,8 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     }
 
     private struct State {
-        var failNext: Set<Operation> = []
+        /// Each set fails the next call of any of its operations, once.
+        var failNext: [Set<Operation>] = []
         var failCallNumber: Int?
         var calls = 0
         var retainedSessions: [SecretDigest: SessionLookup] = [:]
@@ -40,7 +41,13 @@ public final class FaultInjectingStore: GrantStore, Sendable {
 
     /// Makes the next call of `operation` throw.
     public func failNext(_ operation: Operation) {
-        state.withLock { _ = $0.failNext.insert(operation) }
+        failNext(anyOf: [operation])
+    }
+
+    /// Makes the next call of any of `operations` throw — once, whichever comes first. For example, the
+    /// next Studio session start is `redeemCode` in a code exchange and `replaceSession` in a refresh.
+    public func failNext(anyOf operations: Set<Operation>) {
+        state.withLock { $0.failNext.append(operations) }
     }
 
     /// Makes the `number`-th call from now (1 is the next call), of whatever operation, throw.
@@ -66,7 +73,9 @@ public final class FaultInjectingStore: GrantStore, Sendable {
                 state.failCallNumber = nil
                 return true
             }
-            return state.failNext.remove(operation) != nil
+            guard let group = state.failNext.firstIndex(where: { $0.contains(operation) }) else { return false }
+            state.failNext.remove(at: group)
+            return true
         }
         if fail {
             throw InjectedFault(operation: operation)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import TilecastAuth
+import TilecastAuthConformance
 
 /// Prints HTTP exchanges the way a developer reads them, with every secret shortened.
 ///
@@ -43,27 +44,6 @@ struct Transcript {
 
     /// Replaces every secret in `text` with its prefix and first six characters.
     func shorten(_ text: String) -> String {
-        var result = text
-        for secret in extraSecrets where !secret.isEmpty {
-            result = result.replacing(secret, with: String(secret.prefix(6)) + "…")
-        }
-        var output = ""
-        var index = result.startIndex
-        while index < result.endIndex {
-            let rest = result[index...]
-            if let kind = SecretKind.allCases.first(where: { rest.hasPrefix($0.prefix) }) {
-                let body = rest.dropFirst(kind.prefix.count).prefix(43)
-                if body.count == 43,
-                    body.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "-" || $0 == "_") })
-                {
-                    output += kind.prefix + body.prefix(6) + "…"
-                    index = body.endIndex
-                    continue
-                }
-            }
-            output.append(result[index])
-            index = result.index(after: index)
-        }
-        return output
+        SecretShortener(extraSecrets: extraSecrets).shorten(text)
     }
 }

@@ -8,15 +8,29 @@ let usage = """
     usage: tilecast-auth <subcommand>
 
     subcommands:
-      demo    walk one user through the whole lifecycle against the in-memory store,
-              printing every HTTP exchange (secrets shortened)
-      help    show this text
+      demo          walk one user through the whole lifecycle against the in-memory store,
+                    printing every HTTP exchange (secrets shortened)
+      conformance   run conformance scenarios against the engine (see `conformance --help`)
+      help          show this text
     """
 
 switch arguments.first {
 case "demo":
     var demo = Demo()
     exit(await demo.run() ? 0 : 1)
+case "conformance":
+    let rest = Array(arguments.dropFirst())
+    if rest.contains("--help") || rest.contains("-h") {
+        print(ConformanceCommand.usage)
+        exit(0)
+    }
+    do {
+        let command = try ConformanceCommand(arguments: rest)
+        exit(await command.run() ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write("tilecast-auth conformance: \(error)\n\n\(ConformanceCommand.usage)\n")
+        exit(64)
+    }
 case "help", "--help", "-h":
     print(usage)
 case .some(let other):

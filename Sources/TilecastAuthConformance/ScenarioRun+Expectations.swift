@@ -1,0 +1,179 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TilecastAuth
+
+extension ScenarioRun {
+    /// Every way `result` differs from `expectation`, as sentences a person can act on.
+    func check(
+        _ expectation: [String: ScenarioJSON],
+        kind: ScenarioAction.Kind,
+        result: ScenarioJSON,
+        storeChanged: Bool
+    ) -> [String] {
+        var mismatches: [String] = []
+        func expect(_ path: String, in document: ScenarioJSON, equals expected: ScenarioJSON, as label: String) {
+            let actual = document.value(at: path)
+            if actual != expected {
+                mismatches.append("\(label): expected \(expected), got \(actual.map(\.description) ?? "nothing")")
+            }
+        }
+        let body = kind.isRequest ? (result.value(at: "body") ?? .null) : result
+
+        for (key, value) in expectation.sorted(by: { $0.key < $1.key }) {
+            switch key {
+            case "status":
+                expect("status", in: result, equals: value, as: "status")
+            case "error":
+                expect("error", in: body, equals: value, as: "error")
+            case "json":
+                for (path, expected) in (value.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    expect(path, in: body, equals: expected, as: path)
+                }
+            case "present":
+                for path in (value.arrayValue ?? []).map(\.text) where body.value(at: path) == nil {
+                    mismatches.append("\(path): expected present, got nothing")
+                }
+            case "absent":
+                for path in (value.arrayValue ?? []).map(\.text) {
+                    if let found = body.value(at: path) {
+                        mismatches.append("\(path): expected absent, got \(found)")
+                    }
+                }
+            case "matches":
+                for (path, pattern) in (value.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    let actual = body.value(at: path)?.text ?? ""
+                    guard let regex = try? Regex(pattern.text) else {
+                        mismatches.append("\(path): \(pattern.text) is not a regular expression")
+                        continue
+                    }
+                    if actual.firstMatch(of: regex) == nil {
+                        mismatches.append("\(path): expected to match \(pattern.text), got \(actual)")
+                    }
+                }
+            case "headers":
+                for (name, expected) in (value.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    expect("headers.\(name.lowercased())", in: result, equals: expected, as: "header \(name)")
+                }
+            case "headersPresent":
+                for name in (value.arrayValue ?? []).map(\.text)
+                where result.value(at: "headers.\(name.lowercased())") == nil {
+                    mismatches.append("header \(name): expected present, got nothing")
+                }
+            case "headersAbsent":
+                for name in (value.arrayValue ?? []).map(\.text) {
+                    if let found = result.value(at: "headers.\(name.lowercased())") {
+                        mismatches.append("header \(name): expected absent, got \(found)")
+                    }
+                }
+            case "cookie":
+                mismatches += checkCookie(value, result: result)
+            case "statusCounts":
+                let actual = (result.value(at: "statuses")?.objectValue ?? [:]).filter {
+                    ($0.value.numberValue ?? 0) > 0
+                }
+                let expected = (value.objectValue ?? [:]).filter { ($0.value.numberValue ?? 0) > 0 }
+                if actual != expected {
+                    mismatches.append(
+                        "statusCounts: expected \(ScenarioJSON.object(expected)), got \(ScenarioJSON.object(actual))"
+                    )
+                }
+            case "authenticated":
+                expect("authenticated", in: result, equals: value, as: "authenticated")
+            case "failure":
+                expect("failure", in: result, equals: value, as: "failure")
+            case "outcome":
+                expect("outcome", in: result, equals: value, as: "outcome")
+            case "storeUnchanged":
+                if value.boolValue == true && storeChanged {
+                    mismatches.append("storeUnchanged: expected the store to be exactly as before, but it changed")
+                } else if value.boolValue == false && !storeChanged {
+                    mismatches.append("storeUnchanged: expected the store to change, but it did not")
+                }
+            case "secretsProtected":
+                if value.boolValue == true {
+                    mismatches += checkSecretsProtected()
+                }
+            default:
+                mismatches.append("unknown expectation \(key)")
+            }
+        }
+        if !mismatches.isEmpty, kind.isRequest {
+            mismatches.append("the response was \(result.value(at: "status") ?? .null) \(body)")
+        }
+        return mismatches
+    }
+
+    private func checkCookie(_ expected: ScenarioJSON, result: ScenarioJSON) -> [String] {
+        let count = result.value(at: "setCookieCount")?.intValue ?? 0
+        if expected.boolValue == false {
+            return count == 0 ? [] : ["cookie: expected no Set-Cookie, got \(count)"]
+        }
+        guard count == 1, let cookie = result.value(at: "cookie") else {
+            return ["cookie: expected exactly one Set-Cookie, got \(count)"]
+        }
+        guard let wanted = expected.objectValue else { return [] }
+        var mismatches: [String] = []
+        if let name = wanted["name"], cookie.value(at: "name") != name {
+            mismatches.append("cookie name: expected \(name), got \(cookie.value(at: "name") ?? .null)")
+        }
+        if let pattern = wanted["valueMatches"]?.text, let regex = try? Regex(pattern) {
+            let value = cookie.value(at: "value")?.text ?? ""
+            if value.firstMatch(of: regex) == nil {
+                mismatches.append("cookie value: expected to match \(pattern), got \(value)")
+            }
+        }
+        let attributes = cookie.value(at: "attributes")?.objectValue ?? [:]
+        for (name, value) in (wanted["attributes"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let actual = attributes[name.lowercased()]
+            if actual != value {
+                mismatches.append(
+                    "cookie attribute \(name): expected \(value), got \(actual.map(\.description) ?? "nothing")"
+                )
+            }
+        }
+        for name in (wanted["absentAttributes"]?.arrayValue ?? []).map(\.text) {
+            if let actual = attributes[name.lowercased()] {
+                mismatches.append("cookie attribute \(name): expected absent, got \(actual)")
+            }
+        }
+        if let limit = wanted["maxAgeAtMost"]?.numberValue {
+            let maxAge = Double(attributes["max-age"]?.text ?? "") ?? .infinity
+            if !(maxAge > 0 && maxAge <= limit) {
+                mismatches.append(
+                    "cookie Max-Age: expected 1 to \(Int(limit)), got \(attributes["max-age"]?.text ?? "nothing")"
+                )
+            }
+        }
+        return mismatches
+    }
+
+    /// Fails if any secret the run has seen appears in the store's records or in a security event.
+    private func checkSecretsProtected() -> [String] {
+        var stored = ""
+        dump(memory.snapshot(), to: &stored)
+        let printed = events.printed.joined(separator: "\n")
+        var mismatches: [String] = []
+        for secret in Set(secrets) {
+            // The prefix is not secret; the random part is.
+            let distinctive = SecretKindPrefix.strip(secret)
+            if stored.contains(distinctive) {
+                mismatches.append("secretsProtected: the store holds a raw secret (\(secret.prefix(10))…)")
+            }
+            if printed.contains(distinctive) {
+                mismatches.append("secretsProtected: a security event shows a secret (\(secret.prefix(10))…)")
+            }
+        }
+        if secrets.isEmpty {
+            mismatches.append("secretsProtected: the scenario has not seen any secret yet")
+        }
+        return mismatches
+    }
+}
+
+/// Strips a secret's kind prefix.
+enum SecretKindPrefix {
+    static func strip(_ secret: String) -> String {
+        ["tcc_", "tca_", "tcr_", "tcs_"].contains { secret.hasPrefix($0) } ? String(secret.dropFirst(4)) : secret
+    }
+}
