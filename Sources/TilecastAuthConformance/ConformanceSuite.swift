@@ -6,11 +6,13 @@ import Foundation
 public struct ConformanceSuite: Sendable {
     /// The scenarios, in path order.
     public let scenarios: [Scenario]
+    /// The files that are not valid scenarios — or repeat another file's name — each with its path and
+    /// what is wrong. They are not run; a runner reports them as failures.
+    public let invalidFiles: [ScenarioFormatError]
 
     /// Loads every `.json` file at the given paths; a folder is searched recursively.
     ///
-    /// - Throws: ``ScenarioFormatError`` naming the file, for a file that is not a valid scenario, a
-    ///   duplicate name, or a path that does not exist.
+    /// - Throws: ``ScenarioFormatError`` for a path that does not exist.
     public init(paths: [String]) throws(ScenarioFormatError) {
         var files: [String] = []
         let manager = FileManager.default
@@ -30,24 +32,31 @@ public struct ConformanceSuite: Sendable {
             }
         }
         var scenarios: [Scenario] = []
+        var invalidFiles: [ScenarioFormatError] = []
         var names: [String: String] = [:]
         for file in files {
             guard let data = manager.contents(atPath: file) else {
-                throw ScenarioFormatError(path: file, message: "cannot be read")
+                invalidFiles.append(ScenarioFormatError(path: file, message: "cannot be read"))
+                continue
             }
             let scenario: Scenario
             do {
                 scenario = try Scenario(data: data, source: file)
             } catch {
-                throw ScenarioFormatError(path: file, message: error.description)
+                invalidFiles.append(ScenarioFormatError(path: file, message: error.description))
+                continue
             }
             if let other = names[scenario.name] {
-                throw ScenarioFormatError(path: file, message: "the name \(scenario.name) is also used by \(other)")
+                invalidFiles.append(
+                    ScenarioFormatError(path: file, message: "the name \(scenario.name) is also used by \(other)")
+                )
+                continue
             }
             names[scenario.name] = file
             scenarios.append(scenario)
         }
         self.scenarios = scenarios
+        self.invalidFiles = invalidFiles
     }
 
     /// The rule ids of a specification: every `**X-n**` that opens a list item.

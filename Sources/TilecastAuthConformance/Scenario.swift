@@ -62,6 +62,9 @@ public struct Scenario: Sendable {
         if configurationRefused && !stepList.isEmpty {
             throw ScenarioFormatError(path: "steps", message: "must be empty when configurationRefused is true")
         }
+        if !configurationRefused && stepList.isEmpty {
+            throw ScenarioFormatError(path: "steps", message: "a scenario needs at least one step")
+        }
         var steps: [ScenarioStep] = []
         for (index, step) in stepList.enumerated() {
             steps.append(try Self.step(step, path: "steps.\(index)"))
@@ -89,6 +92,27 @@ public struct Scenario: Sendable {
         try ScenarioReader(parameters, path: "\(path).\(kind.rawValue)").requireKeys(kind.allowedParameters)
         for required in kind.requiredParameters where parameters[required] == nil {
             throw ScenarioFormatError(path: "\(path).\(kind.rawValue).\(required)", message: "is required")
+        }
+        if let (names, required) = kind.exclusiveParameters {
+            let given = names.filter { parameters[$0] != nil }
+            if given.count > 1 || (required && given.isEmpty) {
+                let count = required ? "exactly one" : "at most one"
+                throw ScenarioFormatError(
+                    path: "\(path).\(kind.rawValue)",
+                    message: "takes \(count) of \(names.joined(separator: ", ")), got \(given.count)"
+                )
+            }
+        }
+        if kind == .advanceClock, let seconds = parameters["seconds"]?.numberValue, seconds < 0 {
+            throw ScenarioFormatError(path: "\(path).advanceClock.seconds", message: "must not be negative")
+        }
+        if kind == .failNext, let operation = parameters["operation"]?.stringValue,
+            !ScenarioAction.Kind.failableOperations.contains(operation)
+        {
+            throw ScenarioFormatError(
+                path: "\(path).failNext.operation",
+                message: "must be one of \(ScenarioAction.Kind.failableOperations.joined(separator: ", "))"
+            )
         }
         if kind == .concurrent {
             let requests = ["request", "exchange", "refresh"].filter { parameters[$0] != nil }

@@ -50,6 +50,26 @@ public struct ScenarioAction: Sendable {
             }
         }
 
+        /// Parameter sets of which at most one (`required: false`) or exactly one (`required: true`) may
+        /// be given.
+        var exclusiveParameters: (names: [String], required: Bool)? {
+            switch self {
+            case .request: (["json", "body"], false)
+            case .revokeGrant: (["accessToken", "refreshToken", "sessionId"], true)
+            case .signOut: (["sessionId", "cookieHeader", "token"], true)
+            case .authenticateSession: (["sessionId", "cookieHeader"], true)
+            case .authenticateBearer: (["accessToken", "authorization"], true)
+            default: nil
+            }
+        }
+
+        /// The operations `failNext` accepts.
+        static let failableOperations = [
+            "accountDirectory", "rateLimiter", "authorizationCode", "redeemCode", "refreshToken", "rotateRefreshToken",
+            "replaceSession", "revokeGrant", "revokeGrants", "accessToken", "session", "insertCode", "createGrant",
+            "client", "grant", "grants", "removeExpired",
+        ]
+
         /// Whether the action sends endpoint requests, so `expect.json` paths address the response body.
         var isRequest: Bool {
             self == .request || self == .exchange || self == .refresh

@@ -373,11 +373,9 @@ extension ScenarioRun {
         case "rateLimiter": limiter.failNext()
         default:
             guard let operation = FaultInjectingStore.Operation(rawValue: name) else {
-                let names =
-                    ["accountDirectory", "rateLimiter"] + FaultInjectingStore.Operation.allCases.map(\.rawValue)
                 throw ScenarioFormatError(
                     path: "failNext.operation",
-                    message: "must be one of \(names.joined(separator: ", "))"
+                    message: "must be one of \(ScenarioAction.Kind.failableOperations.joined(separator: ", "))"
                 )
             }
             faults.failNext(operation)

@@ -30,6 +30,19 @@ extension ScenarioRun {
                 for (path, expected) in (value.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
                     expect(path, in: body, equals: expected, as: path)
                 }
+            case "result":
+                for (path, expected) in (value.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    expect(path, in: result, equals: expected, as: "result \(path)")
+                }
+            case "differs":
+                for (path, unwanted) in (value.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    let actual = body.value(at: path)
+                    if actual == nil || actual == unwanted {
+                        mismatches.append(
+                            "\(path): expected a value other than \(unwanted), got \(actual.map(\.description) ?? "nothing")"
+                        )
+                    }
+                }
             case "present":
                 for path in (value.arrayValue ?? []).map(\.text) where body.value(at: path) == nil {
                     mismatches.append("\(path): expected present, got nothing")
@@ -54,6 +67,19 @@ extension ScenarioRun {
             case "headers":
                 for (name, expected) in (value.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
                     expect("headers.\(name.lowercased())", in: result, equals: expected, as: "header \(name)")
+                }
+            case "headersMatch":
+                for (name, pattern) in (value.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {
+                    let actual = result.value(at: "headers.\(name.lowercased())")
+                    guard let regex = try? Regex(pattern.text) else {
+                        mismatches.append("header \(name): \(pattern.text) is not a regular expression")
+                        continue
+                    }
+                    if actual.map({ $0.text.firstMatch(of: regex) == nil }) ?? true {
+                        mismatches.append(
+                            "header \(name): expected to match \(pattern.text), got \(actual.map(\.description) ?? "nothing")"
+                        )
+                    }
                 }
             case "headersPresent":
                 for name in (value.arrayValue ?? []).map(\.text)
@@ -122,6 +148,9 @@ extension ScenarioRun {
             if value.firstMatch(of: regex) == nil {
                 mismatches.append("cookie value: expected to match \(pattern), got \(value)")
             }
+        }
+        if let unwanted = wanted["valueDiffers"], cookie.value(at: "value") == unwanted {
+            mismatches.append("cookie value: expected a value other than \(unwanted)")
         }
         let attributes = cookie.value(at: "attributes")?.objectValue ?? [:]
         for (name, value) in (wanted["attributes"]?.objectValue ?? [:]).sorted(by: { $0.key < $1.key }) {

@@ -13,7 +13,8 @@ public struct ScenarioStep: Sendable {
 
     /// The expectation keys a step may use.
     static let expectationKeys: Set<String> = [
-        "status", "error", "json", "present", "absent", "matches", "headers", "headersPresent", "headersAbsent",
-        "cookie", "statusCounts", "authenticated", "failure", "outcome", "storeUnchanged", "secretsProtected",
+        "status", "error", "json", "differs", "present", "absent", "matches", "result", "headers", "headersMatch",
+        "headersPresent", "headersAbsent", "cookie", "statusCounts", "authenticated", "failure", "outcome",
+        "storeUnchanged", "secretsProtected",
     ]
 }

@@ -10,8 +10,8 @@ struct ConformanceCommand {
         usage: tilecast-auth conformance [--coverage] [--specification PATH] [PATH…]
 
           PATH               scenario files or folders (default: Docs/Conformance/scenarios)
-          --coverage         also list, for every rule of the specification, the scenarios that cover it;
-                             fails if a rule has none or a scenario names a rule that does not exist
+          --coverage         also list, for every rule of the specification, the passing scenarios that
+                             cover it; fails if a rule has none or a scenario names a rule that does not exist
           --specification    the specification whose rule ids count (default: Docs/Specification.md)
         """
 
@@ -51,12 +51,16 @@ struct ConformanceCommand {
             return false
         }
         let runner = ScenarioRunner()
-        var passed = 0
-        var failed = 0
+        var passed: [ScenarioResult] = []
+        var failed = suite.invalidFiles.count
+        for invalid in suite.invalidFiles {
+            print("FAIL  \(invalid.path)  (not a valid scenario file)")
+            print("        \(invalid.message)")
+        }
         for scenario in suite.scenarios {
             let result = await runner.run(scenario)
             if result.passed {
-                passed += 1
+                passed.append(result)
                 print("PASS  \(result.name)")
             } else {
                 failed += 1
@@ -66,23 +70,24 @@ struct ConformanceCommand {
                 }
             }
         }
-        print("\(passed) passed, \(failed) failed")
+        print("\(passed.count) passed, \(failed) failed")
         guard coverage else { return failed == 0 }
-        return reportCoverage(of: suite) && failed == 0
+        return reportCoverage(of: passed) && failed == 0
     }
 
-    /// Prints, for every rule of the specification, how many scenarios cover it; returns whether every
-    /// rule is covered and every rule a scenario names exists.
-    private func reportCoverage(of suite: ConformanceSuite) -> Bool {
+    /// Prints, for every rule of the specification, how many passing scenarios cover it — a failing
+    /// scenario covers nothing — and returns whether every rule is covered and every rule a scenario
+    /// names exists.
+    private func reportCoverage(of passed: [ScenarioResult]) -> Bool {
         guard let text = try? String(contentsOfFile: specification, encoding: .utf8) else {
             print("error: cannot read the specification at \(specification)")
             return false
         }
         let rules = ConformanceSuite.ruleIDs(inSpecification: text)
         var covering: [String: [String]] = [:]
-        for scenario in suite.scenarios {
-            for rule in scenario.rules {
-                covering[rule, default: []].append(scenario.name)
+        for result in passed {
+            for rule in result.rules {
+                covering[rule, default: []].append(result.name)
             }
         }
         print("\ncoverage of \(specification) (\(rules.count) rules):")

@@ -76,6 +76,59 @@ struct ScenarioRunnerTests {
         }
     }
 
+    @Test("differs, result, headersMatch and valueDiffers check what they say")
+    func negativeExpectations() async throws {
+        let passing = try await run(
+            """
+            { "name": "n", "description": "d", "rules": ["R-8"],
+              "steps": [
+                { "issueCode": {}, "capture": { "code": "code", "verifier": "verifier" } },
+                { "exchange": { "code": "${code}", "verifier": "${verifier}" },
+                  "expect": { "result": { "setCookieCount": 1 }, "headersMatch": { "Cache-Control": "^no-store$" } },
+                  "capture": { "refresh": "body.data.credential.refresh_token", "session": "cookie.value" } },
+                { "refresh": { "refreshToken": "${refresh}", "studioSession": true },
+                  "expect": { "differs": { "data.credential.refresh_token": "${refresh}" }, "cookie": { "valueDiffers": "${session}" } } }
+              ] }
+            """
+        )
+        #expect(passing.passed, "\(passing.failures)")
+        let failing = try await run(
+            """
+            { "name": "n", "description": "d", "rules": ["R-8"],
+              "steps": [
+                { "issueCode": {}, "capture": { "code": "code", "verifier": "verifier" } },
+                { "exchange": { "code": "${code}", "verifier": "${verifier}" },
+                  "expect": { "result": { "setCookieCount": 2 }, "headersMatch": { "Pragma": "^cache$" }, "differs": { "data.authenticated": true } } }
+              ] }
+            """
+        )
+        let report = failing.failures.joined(separator: "\n")
+        #expect(report.contains("result setCookieCount: expected 2, got 1"))
+        #expect(report.contains("header Pragma: expected to match ^cache$"))
+        #expect(report.contains("data.authenticated: expected a value other than true"))
+    }
+
+    @Test("An invalid file is reported and the other scenarios still load")
+    func invalidFilesDoNotStopTheSuite() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("scenarios-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(
+            at: folder.appendingPathComponent("nested"),
+            withIntermediateDirectories: true
+        )
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let valid =
+            #"{ "name": "ok", "description": "d", "rules": ["T-1"], "steps": [ { "request": { "method": "GET" }, "expect": { "status": 405 } } ] }"#
+        try Data(valid.utf8).write(to: folder.appendingPathComponent("nested/ok.json"))
+        try Data(valid.utf8).write(to: folder.appendingPathComponent("duplicate.json"))
+        try Data("[]".utf8).write(to: folder.appendingPathComponent("broken.json"))
+        let suite = try ConformanceSuite(paths: [folder.path])
+        #expect(suite.scenarios.map(\.name) == ["ok"])
+        #expect(suite.invalidFiles.count == 2)
+        #expect(
+            suite.invalidFiles.contains { $0.path.hasSuffix("broken.json") && $0.message.contains("must be an object") }
+        )
+    }
+
     @Test("Concurrent steps count statuses")
     func concurrentCounts() async throws {
         let result = try await run(
