@@ -14,10 +14,17 @@ let package = Package(
         .target(name: "TilecastAuthTesting", dependencies: ["TilecastAuth"]),
         // The runner of the language-neutral conformance scenarios, behind `tilecast-auth conformance`.
         .target(name: "TilecastAuthConformance", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
-        .executableTarget(name: "TilecastAuthTool", dependencies: ["TilecastAuth", "TilecastAuthConformance"]),
+        // Model-based randomized testing, the fuzz harness and fault sweeps, behind `tilecast-auth soak`.
+        .target(name: "TilecastAuthVerification", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
+        .executableTarget(
+            name: "TilecastAuthTool",
+            dependencies: ["TilecastAuth", "TilecastAuthConformance", "TilecastAuthVerification"]
+        ),
         .testTarget(
             name: "TilecastAuthTests",
-            dependencies: ["TilecastAuth", "TilecastAuthTesting", "TilecastAuthConformance"]
+            dependencies: [
+                "TilecastAuth", "TilecastAuthTesting", "TilecastAuthConformance", "TilecastAuthVerification",
+            ]
         ),
     ]
 )

@@ -11,6 +11,7 @@ let usage = """
       demo          walk one user through the whole lifecycle against the in-memory store,
                     printing every HTTP exchange (secrets shortened)
       conformance   run conformance scenarios against the engine (see `conformance --help`)
+      soak          model-based randomized testing for a given time (see `soak --help`)
       help          show this text
     """
 
@@ -29,6 +30,19 @@ case "conformance":
         exit(await command.run() ? 0 : 1)
     } catch {
         FileHandle.standardError.write("tilecast-auth conformance: \(error)\n\n\(ConformanceCommand.usage)\n")
+        exit(64)
+    }
+case "soak":
+    let rest = Array(arguments.dropFirst())
+    if rest.contains("--help") || rest.contains("-h") {
+        print(SoakCommand.usage)
+        exit(0)
+    }
+    do {
+        let command = try SoakCommand(arguments: rest)
+        exit(await command.run() ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write("tilecast-auth soak: \(error)\n\n\(SoakCommand.usage)\n")
         exit(64)
     }
 case "help", "--help", "-h":

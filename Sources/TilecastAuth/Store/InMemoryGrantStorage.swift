@@ -119,7 +119,8 @@ struct InMemoryGrantStorage {
         guard grant.revocation == nil else { return .alreadyRevoked(grant) }
         grant.revocation = Grant.Revocation(revokedAt: now, reason: reason)
         grants[grantID] = grant
-        removeDue(at: now, limit: Self.removalsPerWrite)
+        // No removal of due records here: a refused request whose only write is the revocation a replay
+        // or reuse demands must leave every other record exactly as it was.
         return .revoked(grant)
     }
 

@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TilecastAuth
+import TilecastAuthTesting
+
+/// Runs operation sequences against the engine and the reference model side by side, and checks after
+/// every step that they agree and that the invariants hold:
+///
+/// - every request's status, error code, `authenticated` flag and cookie presence is what the model says;
+/// - a code yields at most one credential;
+/// - every session cookie and access token authenticates exactly when the model says — so after a
+///   revocation or a sign-out none of the grant's does;
+/// - a grant has at most one live Studio session;
+/// - a refused request leaves the store exactly as it was, except the documented revocation when a used
+///   code or a rotated refresh token comes back;
+/// - the store never holds a raw secret.
+public struct ModelChecker: Sendable {
+    /// The reuse leeway of the configuration under test, in seconds; 0 is strict rotation.
+    public let leeway: Double
+
+    public init(leeway: Double = 0) {
+        self.leeway = leeway
+    }
+
+    /// Runs `sequence` from scratch; returns the first violation, or `nil`.
+    public func run(_ sequence: [ModelOperation]) async -> ModelViolation? {
+        await runCounting(sequence).violation
+    }
+
+    /// Runs `sequence` from scratch; returns the first violation, if any, and what the run exercised.
+    public func runCounting(
+        _ sequence: [ModelOperation]
+    ) async -> (violation: ModelViolation?, statistics: ModelStatistics) {
+        do {
+            var run = try ModelRun(leeway: leeway)
+            for (step, operation) in sequence.enumerated() {
+                run.statistics.operations += 1
+                if let message = await run.perform(operation) {
+                    return (ModelViolation(step: step, operation: operation, message: message), run.statistics)
+                }
+                if let message = await run.checkInvariants() {
+                    return (ModelViolation(step: step, operation: operation, message: message), run.statistics)
+                }
+            }
+            if let message = run.checkNoRawSecrets() {
+                let violation = ModelViolation(
+                    step: sequence.count - 1,
+                    operation: sequence.last ?? .removeExpired,
+                    message: message
+                )
+                return (violation, run.statistics)
+            }
+            return (nil, run.statistics)
+        } catch {
+            let violation = ModelViolation(
+                step: 0,
+                operation: sequence.first ?? .removeExpired,
+                message: "setup failed: \(error)"
+            )
+            return (violation, ModelStatistics())
+        }
+    }
+
+    /// The shortest sequence found, by removing ever smaller runs of operations, that still fails.
+    public func shrink(_ sequence: [ModelOperation], attempts: Int = 400) async -> [ModelOperation] {
+        var best = sequence
+        var budget = attempts
+        var chunk = max(1, best.count / 2)
+        while chunk >= 1 && budget > 0 {
+            var start = 0
+            var improved = false
+            while start < best.count && budget > 0 {
+                var candidate = best
+                candidate.removeSubrange(start..<min(best.count, start + chunk))
+                budget -= 1
+                if !candidate.isEmpty, await run(candidate) != nil {
+                    best = candidate
+                    improved = true
+                } else {
+                    start += chunk
+                }
+            }
+            if !improved {
+                chunk /= 2
+            }
+        }
+        return best
+    }
+}

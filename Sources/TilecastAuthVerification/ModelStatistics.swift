@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// What model-based runs exercised: how many operations, requests by status, and checks made.
+public struct ModelStatistics: Sendable, Equatable {
+    /// Operations performed.
+    public var operations = 0
+    /// Endpoint requests sent, by status.
+    public var statuses: [Int: Int] = [:]
+    /// Grant revocations the model expected and the engine performed.
+    public var revocations = 0
+    /// Authentication checks of cookies and access tokens against the model.
+    public var authenticationChecks = 0
+
+    public init() {}
+
+    /// The total number of endpoint requests.
+    public var requests: Int { statuses.values.reduce(0, +) }
+
+    public static func += (lhs: inout ModelStatistics, rhs: ModelStatistics) {
+        lhs.operations += rhs.operations
+        lhs.statuses.merge(rhs.statuses, uniquingKeysWith: +)
+        lhs.revocations += rhs.revocations
+        lhs.authenticationChecks += rhs.authenticationChecks
+    }
+}
