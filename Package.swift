@@ -8,6 +8,8 @@ let package = Package(
         // For tests of code that embeds TilecastAuth, and of GrantStore implementations.
         .library(name: "TilecastAuthTesting", targets: ["TilecastAuthTesting"]),
         .executable(name: "tilecast-auth", targets: ["TilecastAuthTool"]),
+        // The libFuzzer target; a normal build makes it a corpus replayer (see Docs/Reliability.md).
+        .executable(name: "tilecast-auth-fuzz", targets: ["TilecastAuthFuzz"]),
     ],
     targets: [
         .target(name: "TilecastAuth"),
@@ -16,6 +18,7 @@ let package = Package(
         .target(name: "TilecastAuthConformance", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
         // Model-based randomized testing, the fuzz harness and fault sweeps, behind `tilecast-auth soak`.
         .target(name: "TilecastAuthVerification", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
+        .executableTarget(name: "TilecastAuthFuzz", dependencies: ["TilecastAuthVerification"]),
         .executableTarget(
             name: "TilecastAuthTool",
             dependencies: ["TilecastAuth", "TilecastAuthConformance", "TilecastAuthVerification"]

@@ -12,6 +12,7 @@ let usage = """
                     printing every HTTP exchange (secrets shortened)
       conformance   run conformance scenarios against the engine (see `conformance --help`)
       soak          model-based randomized testing for a given time (see `soak --help`)
+      faults        fail every store call of every flow in turn, and check each outcome
       help          show this text
     """
 
@@ -45,6 +46,8 @@ case "soak":
         FileHandle.standardError.write("tilecast-auth soak: \(error)\n\n\(SoakCommand.usage)\n")
         exit(64)
     }
+case "faults":
+    exit(await FaultsCommand.run() ? 0 : 1)
 case "help", "--help", "-h":
     print(usage)
 case .some(let other):

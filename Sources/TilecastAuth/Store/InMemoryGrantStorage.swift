@@ -36,6 +36,32 @@ struct InMemoryGrantStorage {
         self.clients = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
     }
 
+    /// Storage holding exactly the records of `snapshot`, each scheduled for removal at its expiry.
+    init(clients: [Client], snapshot: InMemoryGrantStore.Snapshot) {
+        self.init(clients: clients)
+        codes = snapshot.codes
+        grants = snapshot.grants
+        refreshTokens = snapshot.refreshTokens
+        accessTokens = snapshot.accessTokens
+        sessions = snapshot.sessions
+        for code in codes.values {
+            let retention = code.redemption.flatMap { grants[$0.grant]?.expiresAt } ?? code.expiresAt
+            expiries.schedule(.code(code.digest), at: retention)
+        }
+        for grant in grants.values {
+            expiries.schedule(.grant(grant.id), at: grant.expiresAt)
+        }
+        for token in refreshTokens.values {
+            expiries.schedule(.refreshToken(token.digest), at: token.expiresAt)
+        }
+        for token in accessTokens.values {
+            expiries.schedule(.accessToken(token.digest), at: token.expiresAt)
+        }
+        for session in sessions.values {
+            expiries.schedule(.session(session.digest), at: session.expiresAt)
+        }
+    }
+
     // MARK: Writes
 
     mutating func insertCode(_ code: AuthorizationCode) {

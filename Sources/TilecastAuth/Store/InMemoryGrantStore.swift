@@ -34,6 +34,12 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         self.storage = Mutex(InMemoryGrantStorage(clients: clients))
     }
 
+    /// Creates a store holding exactly the records of `snapshot` — for tests and fuzzing that start many
+    /// runs from one prepared state.
+    public init(clients: [Client], snapshot: Snapshot) {
+        self.storage = Mutex(InMemoryGrantStorage(clients: clients, snapshot: snapshot))
+    }
+
     /// Every record the store holds now.
     public func snapshot() -> Snapshot {
         storage.withLock { storage in
