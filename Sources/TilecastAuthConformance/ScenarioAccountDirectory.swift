@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
 import TilecastAuth
 
 /// The scenarios' account directory: every account is active until a step says otherwise, and the next
@@ -10,7 +9,7 @@ final class ScenarioAccountDirectory: AccountDirectory, Sendable {
         var description: String { "injected failure of the account directory" }
     }
 
-    private let state = Mutex((inactive: Set<AccountID>(), failNext: false))
+    private let state = LockedValue((inactive: Set<AccountID>(), failNext: false))
 
     func setActive(_ active: Bool, _ account: AccountID) {
         state.withLock { state in

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Synchronization
 import TilecastAuth
 
 /// The scenarios' rate limiter: an in-memory token bucket whose next call can be made to fail.
@@ -11,7 +10,7 @@ final class ScenarioRateLimiter: RateLimiter, Sendable {
     }
 
     private let limiter: InMemoryRateLimiter
-    private let failNextCall = Mutex(false)
+    private let failNextCall = LockedValue(false)
 
     init(capacity: Int, refillSeconds: Double) {
         self.limiter = InMemoryRateLimiter(capacity: capacity, refillInterval: refillSeconds)

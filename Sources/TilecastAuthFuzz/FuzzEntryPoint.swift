@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Dispatch
-import Synchronization
+import TilecastAuth
 import TilecastAuthVerification
 
 /// The violation a finished run reported, handed from its task to the fuzzer's thread.
 private final class Verdict: Sendable {
-    let violation = Mutex<String?>(nil)
+    let violation = LockedValue<String?>(nil)
 }
 
 /// libFuzzer's entry point: one input through `handle(request:)` against a freshly seeded world. A

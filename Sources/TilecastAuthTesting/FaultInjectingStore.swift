@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 public import Foundation
-import Synchronization
 public import TilecastAuth
 
 /// Wraps a ``GrantStore`` and makes chosen calls throw, the way a database that went away would — to
@@ -33,7 +32,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
 
     /// The wrapped store.
     public let base: any GrantStore
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     public init(_ base: any GrantStore) {
         self.base = base

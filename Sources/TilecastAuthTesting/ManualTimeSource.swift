@@ -1,16 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 
 public import Foundation
-import Synchronization
 public import TilecastAuth
 
 /// A clock that moves only when a test moves it, so expiries are tested without sleeping.
 public final class ManualTimeSource: TimeSource, Sendable {
-    private let current: Mutex<Date>
+    private let current: LockedValue<Date>
 
     /// Creates a clock stopped at `start` (by default 2027-01-15 08:00:00 UTC).
     public init(_ start: Date = Date(timeIntervalSince1970: 1_800_000_000)) {
-        self.current = Mutex(start)
+        self.current = LockedValue(start)
     }
 
     public func now() -> Date {

@@ -1,17 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
 public import TilecastAuth
 
 /// A deterministic random source, so every secret a test mints is the same on every run.
 ///
 /// - Warning: Its output is predictable by design. Never use it outside tests.
 public final class SeededRandomSource: RandomSource, Sendable {
-    private let state: Mutex<(seed: UInt64, fills: Int)>
+    private let state: LockedValue<(seed: UInt64, fills: Int)>
 
     /// Creates a source whose output is fixed by `seed`.
     public init(seed: UInt64 = 0x5EED) {
-        self.state = Mutex((seed, 0))
+        self.state = LockedValue((seed, 0))
     }
 
     /// How many times ``fill(_:)`` has been called: one per secret or id minted.

@@ -12,7 +12,7 @@ import TilecastAuthTesting
 /// - nothing is half-done: no grant without its current refresh token or session, no rotation without
 ///   its successor, no token, session or redeemed code without its grant;
 /// - a retry after the fault behaves as documented.
-public enum FaultSweep {
+public enum FaultSweep: Sendable {
     /// What one flow's sweep found.
     public struct FlowResult: Sendable {
         /// The flow's name.

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import Synchronization
 import TilecastAuth
 
 /// One fuzz input through `handle(request:)`, and the properties every answer must have:
@@ -12,9 +11,9 @@ import TilecastAuth
 ///   reused refresh token demands.
 ///
 /// Trapping, the other failure, is caught by the fuzzer itself.
-public enum FuzzHarness {
+public enum FuzzHarness: Sendable {
     /// The prepared world, made by the first run.
-    private static let prepared = Mutex<FuzzWorld?>(nil)
+    private static let prepared = LockedValue<FuzzWorld?>(nil)
 
     /// What one input did.
     public struct Outcome: Sendable {

@@ -1,14 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
-
 /// An ``AccountDirectory`` held in memory, for tests, demos and development servers.
 public final class InMemoryAccountDirectory: AccountDirectory, Sendable {
-    private let statuses: Mutex<[AccountID: AccountStatus]>
+    private let statuses: LockedValue<[AccountID: AccountStatus]>
 
     /// Creates a directory in which `activeAccounts` are active and every other account is inactive.
     public init(activeAccounts: Set<AccountID> = []) {
-        self.statuses = Mutex(Dictionary(uniqueKeysWithValues: activeAccounts.map { ($0, .active) }))
+        self.statuses = LockedValue(Dictionary(uniqueKeysWithValues: activeAccounts.map { ($0, .active) }))
     }
 
     /// Sets an account's status.

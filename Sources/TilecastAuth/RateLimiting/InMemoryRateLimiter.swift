@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
-
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -30,7 +28,7 @@ public final class InMemoryRateLimiter: RateLimiter, Sendable {
     /// The most keys remembered at once.
     public let maximumTrackedKeys: Int
 
-    private let state = Mutex(State())
+    private let state = LockedValue(State())
 
     /// Creates a limiter.
     ///

@@ -11,8 +11,8 @@ import Foundation
 /// An entry is a reminder, not a promise: when it comes due the store looks the record up again and
 /// drops it only if the record still exists and has really expired. Records replaced or extended in
 /// the meantime simply leave a stale entry behind, which costs one lookup when it surfaces.
-struct ExpiryQueue<Key> {
-    private struct Entry {
+struct ExpiryQueue<Key: Sendable>: Sendable {
+    private struct Entry: Sendable {
         var expiresAt: Date
         var key: Key
     }

@@ -10,9 +10,9 @@ import Foundation
 ///
 /// Every method runs to completion inside the store's lock, which is what makes each
 /// ``GrantStore`` operation atomic. Nothing here suspends.
-struct InMemoryGrantStorage {
+struct InMemoryGrantStorage: Sendable {
     /// Which record an expiry entry points at.
-    enum RecordKey {
+    enum RecordKey: Sendable {
         case code(SecretDigest)
         case grant(GrantID)
         case refreshToken(SecretDigest)

@@ -1,7 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
-
 #if canImport(FoundationEssentials)
 public import FoundationEssentials
 #else
@@ -27,17 +25,17 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         public var sessions: [SecretDigest: StudioSession]
     }
 
-    private let storage: Mutex<InMemoryGrantStorage>
+    private let storage: LockedValue<InMemoryGrantStorage>
 
     /// Creates an empty store that knows `clients`.
     public init(clients: [Client]) {
-        self.storage = Mutex(InMemoryGrantStorage(clients: clients))
+        self.storage = LockedValue(InMemoryGrantStorage(clients: clients))
     }
 
     /// Creates a store holding exactly the records of `snapshot` — for tests and fuzzing that start many
     /// runs from one prepared state.
     public init(clients: [Client], snapshot: Snapshot) {
-        self.storage = Mutex(InMemoryGrantStorage(clients: clients, snapshot: snapshot))
+        self.storage = LockedValue(InMemoryGrantStorage(clients: clients, snapshot: snapshot))
     }
 
     /// Every record the store holds now.

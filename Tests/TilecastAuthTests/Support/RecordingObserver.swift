@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Synchronization
 import TilecastAuth
 
 /// Keeps every security event, for assertions.
 final class RecordingObserver: SecurityEventObserver, Sendable {
-    private let recorded = Mutex<[SecurityEvent]>([])
+    private let recorded = LockedValue<[SecurityEvent]>([])
 
     func observe(_ event: SecurityEvent) {
         recorded.withLock { $0.append(event) }
