@@ -5,7 +5,7 @@ import TilecastAuth
 
 /// One fuzz input through `handle(request:)`, and the properties every answer must have:
 ///
-/// - no 5xx (the store never fails here, so nothing justifies one);
+/// - no 5xx, except the 503 a session start failure (option `F`) causes in a code exchange;
 /// - every response is JSON with `Cache-Control: no-store`;
 /// - a refusal leaves the store exactly as it was, but for the single revocation a replayed code or a
 ///   reused refresh token demands.
@@ -30,6 +30,7 @@ public enum FuzzHarness: Sendable {
 
     /// Runs `input` against a freshly seeded world; returns its status and the broken property, if any.
     public static func outcome(of input: [UInt8]) async -> Outcome {
+        let (options, input) = FuzzInput.options(of: input)
         let memory: InMemoryGrantStore
         let engine: IOSSessionEngine
         let world: FuzzWorld
@@ -40,7 +41,7 @@ public enum FuzzHarness: Sendable {
                 world = try await FuzzWorld()
                 prepared.withLock { $0 = world }
             }
-            (memory, engine) = try world.instantiate()
+            (memory, engine) = try world.instantiate(options)
         } catch {
             return Outcome(status: 0, violation: "the fuzz world could not be seeded: \(error)")
         }
@@ -49,7 +50,7 @@ public enum FuzzHarness: Sendable {
         let response = await engine.handle(request: request)
         return Outcome(
             status: response.status,
-            violation: check(response, request: request, before: before, after: memory.snapshot())
+            violation: check(response, request: request, before: before, after: memory.snapshot(), options: options)
         )
     }
 
@@ -57,9 +58,11 @@ public enum FuzzHarness: Sendable {
         _ response: EndpointResponse,
         request: EndpointRequest,
         before: InMemoryGrantStore.Snapshot,
-        after: InMemoryGrantStore.Snapshot
+        after: InMemoryGrantStore.Snapshot,
+        options: FuzzWorld.Options
     ) -> String? {
-        if response.status >= 500 {
+        let permittedFailure = options.sessionStartFails && response.status == 503
+        if response.status >= 500 && !permittedFailure {
             return "status \(response.status) for \(request)"
         }
         if response.headers["Cache-Control"] != "no-store" || response.headers["Content-Type"] != "application/json" {

@@ -8,7 +8,28 @@ import TilecastAuth
 /// any other input is the body of a `POST` with `Content-Type: application/json`. Placeholders such as
 /// `$CODE`, `$VERIFIER`, `$RT`, `$OLD_RT`, `$USED_CODE`, `$WEB_RT`, `$AT`, `$SESSION` and `$CALLBACK`
 /// are replaced, in the headers and the body, by live values of the seeded world.
+///
+/// A first line starting with `#` sets options of the world instead: `L` a reuse leeway, `N` no native
+/// credential, `F` a failing session start, `A` an inactive account, `T` the clock 61 seconds on.
 enum FuzzInput {
+    /// Splits off a leading `#options` line.
+    static func options(of input: [UInt8]) -> (FuzzWorld.Options, [UInt8]) {
+        guard input.first == UInt8(ascii: "#") else { return (FuzzWorld.Options(), input) }
+        let end = input.firstIndex(of: 0x0A) ?? input.count
+        var options = FuzzWorld.Options()
+        for byte in input[1..<end] {
+            switch byte {
+            case UInt8(ascii: "L"): options.leeway = true
+            case UInt8(ascii: "N"): options.withoutNativeCredential = true
+            case UInt8(ascii: "F"): options.sessionStartFails = true
+            case UInt8(ascii: "A"): options.accountInactive = true
+            case UInt8(ascii: "T"): options.later = true
+            default: break
+            }
+        }
+        return (options, end < input.count ? Array(input[(end + 1)...]) : [])
+    }
+
     static func request(body: String) -> EndpointRequest {
         EndpointRequest(
             method: "POST",

@@ -28,10 +28,43 @@ struct FuzzWorld: Sendable {
     ]
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// How an input varies the world it runs in.
+    struct Options: Sendable {
+        /// A 10-second refresh-token reuse leeway instead of strict rotation.
+        var leeway = false
+        /// A server released before native API access.
+        var withoutNativeCredential = false
+        /// The next Studio session start fails.
+        var sessionStartFails = false
+        /// The account is inactive.
+        var accountInactive = false
+        /// The clock has moved 61 seconds on: the live code has expired.
+        var later = false
+    }
+
     /// A fresh store with the prepared records, and an engine on it.
-    func instantiate() throws -> (InMemoryGrantStore, IOSSessionEngine) {
+    func instantiate(_ options: Options) throws -> (InMemoryGrantStore, IOSSessionEngine) {
         let memory = InMemoryGrantStore(clients: Self.clients, snapshot: snapshot)
-        return (memory, try Self.engine(on: memory, seed: 0x5EC0))
+        let faults = FaultInjectingStore(memory)
+        if options.sessionStartFails {
+            faults.failNext(anyOf: [.redeemCode, .replaceSession])
+        }
+        let accounts = InMemoryAccountDirectory(activeAccounts: ["fuzz"])
+        if options.accountInactive {
+            accounts.setStatus(.inactive, of: "fuzz")
+        }
+        let engine = try IOSSessionEngine(
+            configuration: EngineConfiguration(
+                refreshTokenReuseLeeway: options.leeway ? .seconds(10) : .zero,
+                issuesNativeCredential: !options.withoutNativeCredential
+            ),
+            store: faults,
+            accounts: accounts,
+            rateLimiter: InMemoryRateLimiter(capacity: 1_000_000),
+            timeSource: ManualTimeSource(Self.start.addingTimeInterval(options.later ? 61 : 0)),
+            randomSource: SeededRandomSource(seed: 0x5EC0)
+        )
+        return (memory, engine)
     }
 
     private static func engine(on store: InMemoryGrantStore, seed: UInt64) throws -> IOSSessionEngine {

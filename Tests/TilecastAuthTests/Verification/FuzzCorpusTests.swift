@@ -21,11 +21,14 @@ struct FuzzCorpusTests {
     }
 
     @Test(
-        "Placeholders reach the deep paths: live codes exchange, replays and reuse are refused",
+        "Placeholders and options reach the deep paths: exchanges, replays, reuse, leeway, failures",
         arguments: [
             ("exchange-valid.txt", 200), ("exchange-replay.txt", 400), ("refresh-plain.txt", 200),
             ("refresh-studio-true.txt", 200), ("refresh-reuse.txt", 400), ("refresh-web-token.txt", 400),
             ("framed-get.txt", 405), ("framed-text-plain.txt", 415), ("framed-origin.txt", 400),
+            ("option-leeway-retry.txt", 200), ("option-session-fails-exchange.txt", 503),
+            ("option-session-fails-refresh.txt", 200), ("option-inactive-account.txt", 403),
+            ("option-expired-code.txt", 400), ("option-no-native-credential.txt", 200),
         ]
     )
     func deepPaths(file: String, status: Int) async throws {
