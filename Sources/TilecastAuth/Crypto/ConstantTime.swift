@@ -20,14 +20,4 @@ enum ConstantTime {
         return difference == 0
     }
 
-    /// Whether two byte sequences are equal; the time depends on their lengths only.
-    @inline(never)
-    static func equals(_ lhs: some Collection<UInt8>, _ rhs: some Collection<UInt8>) -> Bool {
-        guard lhs.count == rhs.count else { return false }
-        var difference: UInt8 = 0
-        for (left, right) in zip(lhs, rhs) {
-            difference |= left ^ right
-        }
-        return difference == 0
-    }
 }

@@ -13,15 +13,4 @@ enum JSONValue: Equatable {
     case object
     case array
 
-    /// The JSON type's name, for error messages.
-    var typeName: String {
-        switch self {
-        case .string: "string"
-        case .number: "number"
-        case .bool: "boolean"
-        case .null: "null"
-        case .object: "object"
-        case .array: "array"
-        }
-    }
 }

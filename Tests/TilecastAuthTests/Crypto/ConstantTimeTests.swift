@@ -17,11 +17,4 @@ struct ConstantTimeTests {
         #expect(!ConstantTime.equals(digest, other))
     }
 
-    @Test("Byte sequences compare equal only with equal length and content")
-    func bytes() {
-        #expect(ConstantTime.equals([1, 2, 3] as [UInt8], [1, 2, 3] as [UInt8]))
-        #expect(!ConstantTime.equals([1, 2, 3] as [UInt8], [1, 2, 4] as [UInt8]))
-        #expect(!ConstantTime.equals([1, 2, 3] as [UInt8], [1, 2] as [UInt8]))
-        #expect(ConstantTime.equals([] as [UInt8], [] as [UInt8]))
-    }
 }
