@@ -5,7 +5,7 @@ import TilecastAuthConformance
 
 /// `tilecast-auth conformance [--coverage] [--specification PATH] [PATH…]`: runs conformance scenarios
 /// against the engine with the in-memory store.
-struct ConformanceCommand {
+struct ConformanceCommand: Subcommand {
     static let usage = """
         usage: tilecast-auth conformance [--coverage] [--specification PATH] [PATH…]
 
@@ -42,7 +42,7 @@ struct ConformanceCommand {
     /// Runs the scenarios and prints one line per scenario, the differences of each failure, and a
     /// closing `N passed, N failed`. Returns whether everything passed (and, with `--coverage`, every rule
     /// is covered).
-    func run() async -> Bool {
+    mutating func run() async -> Bool {
         let suite: ConformanceSuite
         do {
             suite = try ConformanceSuite(paths: paths)

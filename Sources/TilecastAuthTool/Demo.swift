@@ -5,12 +5,22 @@ import TilecastAuth
 /// `tilecast-auth demo`: one user through the whole lifecycle, against the in-memory store, with every
 /// HTTP exchange printed. It doubles as a smoke test: it exits non-zero if any step does not behave as
 /// the endpoint's contract says.
-struct Demo {
+struct Demo: Subcommand {
+    static let usage = """
+        usage: tilecast-auth demo
+
+        Walks one user through the whole lifecycle against the in-memory store and prints every HTTP
+        exchange, with secrets shortened. Exits non-zero if a step does not behave as specified.
+        """
     private static let path = "/api/v1/oauth/ios-session"
     private static let account: AccountID = "demo-account"
     private static let callback = "tilecast-ios://oauth/callback"
 
     private var transcript = Transcript()
+
+    init(arguments: [String]) throws(UsageError) {
+        try Self.requireNoArguments(arguments)
+    }
 
     mutating func run() async -> Bool {
         do {

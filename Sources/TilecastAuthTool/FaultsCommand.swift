@@ -3,8 +3,18 @@
 import TilecastAuthVerification
 
 /// `tilecast-auth faults`: fails every store call of every flow in turn and reports what happened.
-enum FaultsCommand {
-    static func run() async -> Bool {
+struct FaultsCommand: Subcommand {
+    static let usage = """
+        usage: tilecast-auth faults
+
+        Fails every store call of every flow in turn and checks each answer, the store and a retry.
+        """
+
+    init(arguments: [String]) throws(UsageError) {
+        try Self.requireNoArguments(arguments)
+    }
+
+    func run() async -> Bool {
         let results = await FaultSweep.run()
         var faults = 0
         var violations = 0

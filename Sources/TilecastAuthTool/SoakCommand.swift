@@ -6,7 +6,7 @@ import TilecastAuthVerification
 /// `tilecast-auth soak --seconds N [--first-seed S] [--length L]`: model-based randomized testing for as
 /// long as it is given — as many seeded sequences as fit, each against a fresh engine and the reference
 /// model. A failure prints its seed and the shortest failing sequence found.
-struct SoakCommand {
+struct SoakCommand: Subcommand {
     static let usage = """
         usage: tilecast-auth soak [--seconds N] [--first-seed S] [--length L]
 
@@ -50,7 +50,7 @@ struct SoakCommand {
         seed % 4 == 0 ? 10 : 0
     }
 
-    func run() async -> Bool {
+    mutating func run() async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         var seed = firstSeed
         var sequences = 0

@@ -3,54 +3,46 @@
 import Foundation
 
 /// `tilecast-auth <subcommand>`: tools around the TilecastAuth library.
-let arguments = Array(CommandLine.arguments.dropFirst())
+let subcommands: [(name: String, type: any Subcommand.Type, summary: String)] = [
+    (
+        "demo", Demo.self,
+        "walk one user through the whole lifecycle against the in-memory store,\n                printing every HTTP exchange (secrets shortened)"
+    ),
+    ("conformance", ConformanceCommand.self, "run conformance scenarios against the engine"),
+    ("soak", SoakCommand.self, "model-based randomized testing for a given time"),
+    ("faults", FaultsCommand.self, "fail every store call of every flow in turn, and check each outcome"),
+]
 let usage = """
-    usage: tilecast-auth <subcommand>
+    usage: tilecast-auth <subcommand> [arguments]   (tilecast-auth <subcommand> --help for its arguments)
 
     subcommands:
-      demo          walk one user through the whole lifecycle against the in-memory store,
-                    printing every HTTP exchange (secrets shortened)
-      conformance   run conformance scenarios against the engine (see `conformance --help`)
-      soak          model-based randomized testing for a given time (see `soak --help`)
-      faults        fail every store call of every flow in turn, and check each outcome
+    \(subcommands.map { "  \($0.name.padding(toLength: 12, withPad: " ", startingAt: 0))  \($0.summary)" }.joined(separator: "\n"))
       help          show this text
     """
 
+/// Runs one subcommand with its arguments and exits with its status.
+func run(_ type: any Subcommand.Type, name: String, arguments: [String]) async -> Never {
+    if arguments.contains("--help") || arguments.contains("-h") {
+        print(type.usage)
+        exit(0)
+    }
+    do {
+        var command = try type.init(arguments: arguments)
+        exit(await command.run() ? 0 : 1)
+    } catch {
+        FileHandle.standardError.write("tilecast-auth \(name): \(error)\n\n\(type.usage)\n")
+        exit(64)
+    }
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
 switch arguments.first {
-case "demo":
-    var demo = Demo()
-    exit(await demo.run() ? 0 : 1)
-case "conformance":
-    let rest = Array(arguments.dropFirst())
-    if rest.contains("--help") || rest.contains("-h") {
-        print(ConformanceCommand.usage)
-        exit(0)
-    }
-    do {
-        let command = try ConformanceCommand(arguments: rest)
-        exit(await command.run() ? 0 : 1)
-    } catch {
-        FileHandle.standardError.write("tilecast-auth conformance: \(error)\n\n\(ConformanceCommand.usage)\n")
-        exit(64)
-    }
-case "soak":
-    let rest = Array(arguments.dropFirst())
-    if rest.contains("--help") || rest.contains("-h") {
-        print(SoakCommand.usage)
-        exit(0)
-    }
-    do {
-        let command = try SoakCommand(arguments: rest)
-        exit(await command.run() ? 0 : 1)
-    } catch {
-        FileHandle.standardError.write("tilecast-auth soak: \(error)\n\n\(SoakCommand.usage)\n")
-        exit(64)
-    }
-case "faults":
-    exit(await FaultsCommand.run() ? 0 : 1)
 case "help", "--help", "-h":
     print(usage)
-case .some(let other):
+case let name? where subcommands.contains(where: { $0.name == name }):
+    let type = subcommands.first { $0.name == name }!.type
+    await run(type, name: name, arguments: Array(arguments.dropFirst()))
+case let other?:
     FileHandle.standardError.write("tilecast-auth: unknown subcommand '\(other)'\n\n\(usage)\n")
     exit(64)
 case nil:

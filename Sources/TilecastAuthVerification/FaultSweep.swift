@@ -129,8 +129,8 @@ private struct SweepWorld {
     ])
     let faults: FaultInjectingStore
     let engine: IOSSessionEngine
-    let code: (value: String, verifier: String)
-    let used: (value: String, verifier: String)
+    let code: (code: String, verifier: String)
+    let used: (code: String, verifier: String)
     let rotated: String
     let current: String
     let session: String
@@ -145,20 +145,8 @@ private struct SweepWorld {
             timeSource: ManualTimeSource(),
             randomSource: random
         )
-        func issue() async throws -> (String, String) {
-            let verifier = CodeChallenge.makeVerifier(using: random)
-            let issued = try await engine.issueCode(
-                account: "sweep",
-                client: .tilecastIOS,
-                redirectURI: FuzzWorld.callback,
-                codeChallenge: CodeChallenge.s256(for: verifier).value,
-                codeChallengeMethod: "S256",
-                scope: "tiles:read"
-            )
-            return (issued.code.unredactedValue, verifier)
-        }
-        let code = try await issue()
-        let used = try await issue()
+        let code = try await engine.issueTestCode(account: "sweep", using: random)
+        let used = try await engine.issueTestCode(account: "sweep", using: random)
         let signIn = ObservedResponse(await Self.post(engine, Self.exchangeBody(used)))
         guard let first = signIn.refreshToken else { throw SetupFailure() }
         let refreshed = ObservedResponse(await Self.post(engine, Self.refreshBody(first, studioSession: true)))
@@ -174,8 +162,8 @@ private struct SweepWorld {
 
     private struct SetupFailure: Error {}
 
-    static func exchangeBody(_ code: (value: String, verifier: String)) -> String {
-        #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"\#(code.value)","redirect_uri":"\#(FuzzWorld.callback)","code_verifier":"\#(code.verifier)"}"#
+    static func exchangeBody(_ code: (code: String, verifier: String)) -> String {
+        #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"\#(code.code)","redirect_uri":"\#(FuzzWorld.callback)","code_verifier":"\#(code.verifier)"}"#
     }
 
     static func refreshBody(_ token: String, studioSession: Bool) -> String {

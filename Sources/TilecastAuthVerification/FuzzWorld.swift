@@ -81,20 +81,8 @@ struct FuzzWorld: Sendable {
         let memory = InMemoryGrantStore(clients: Self.clients)
         let random = SeededRandomSource(seed: 0xF022)
         let engine = try Self.engine(on: memory, seed: 0xF023)
-        func issue() async throws -> (code: String, verifier: String) {
-            let verifier = CodeChallenge.makeVerifier(using: random)
-            let issued = try await engine.issueCode(
-                account: "fuzz",
-                client: .tilecastIOS,
-                redirectURI: Self.callback,
-                codeChallenge: CodeChallenge.s256(for: verifier).value,
-                codeChallengeMethod: "S256",
-                scope: "tiles:read"
-            )
-            return (issued.code.unredactedValue, verifier)
-        }
-        let live = try await issue()
-        let used = try await issue()
+        let live = try await engine.issueTestCode(account: "fuzz", using: random)
+        let used = try await engine.issueTestCode(account: "fuzz", using: random)
         let signIn = await engine.handle(
             request: FuzzInput.request(
                 body:

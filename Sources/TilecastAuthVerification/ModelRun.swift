@@ -55,28 +55,25 @@ struct ModelRun {
     mutating func perform(_ operation: ModelOperation) async -> String? {
         switch operation {
         case .issueCode(let index, let forWeb):
-            let verifier = CodeChallenge.makeVerifier(using: world.random)
-            let issued = try? await world.engine.issueCode(
+            let issued = try? await world.engine.issueTestCode(
                 account: account(index),
+                using: world.random,
                 client: forWeb ? "tilecast-web" : .tilecastIOS,
-                redirectURI: forWeb ? ModelWorld.webCallback : ModelWorld.callback,
-                codeChallenge: CodeChallenge.s256(for: verifier).value,
-                codeChallengeMethod: "S256",
-                scope: "tiles:read"
+                redirectURI: forWeb ? ModelWorld.webCallback : ModelWorld.callback
             )
             let active = !model.inactiveAccounts.contains(index)
             guard (issued != nil) == active else { return "issueCode: expected \(active ? "a code" : "a refusal")" }
             if let issued {
                 model.codes.append(
                     ReferenceModel.Code(
-                        value: issued.code.unredactedValue,
-                        verifier: verifier,
+                        value: issued.code,
+                        verifier: issued.verifier,
                         account: index,
                         forWeb: forWeb,
                         issuedAt: model.now
                     )
                 )
-                secrets += [verifier, issued.code.unredactedValue]
+                secrets += [issued.verifier, issued.code]
             }
             return nil
 

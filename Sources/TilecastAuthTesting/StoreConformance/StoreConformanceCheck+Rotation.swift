@@ -41,37 +41,23 @@ extension StoreConformanceCheck {
 
         StoreConformanceCheck("rotating from a token that is no longer current is superseded and writes nothing") {
             context in
-            let store = context.store
-            let fixture = context.fixture
-            let issuance = fixture.issuance()
-            try await store.createGrant(issuance)
-            let presented = try context.unwrap(issuance.refreshToken, "fixture without a refresh token")
-            let (first, firstAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
-            _ = try await store.rotateRefreshToken(
-                presented.digest,
-                replacing: presented.digest,
-                successor: first,
-                accessToken: firstAccess,
-                at: fixture.t0
-            )
-            let (second, secondAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
-            let outcome = try await store.rotateRefreshToken(
-                presented.digest,
-                replacing: presented.digest,
-                successor: second,
-                accessToken: secondAccess,
-                at: fixture.t0
+            let (issuance, rotated, first) = try await context.grantRotatedOnce()
+            let (outcome, second, secondAccess) = try await context.rotate(
+                rotated,
+                replacing: rotated,
+                of: issuance.grant.id,
+                at: context.fixture.t0
             )
             guard case .superseded(let current) = outcome else {
                 throw StoreConformanceFailure(check: context.check, message: "a stale rotation returned \(outcome)")
             }
             try context.require(current.grant.currentRefreshToken == first.digest, "superseded reported a stale grant")
             try context.require(
-                try await store.refreshToken(second.digest) == nil,
+                try await context.store.refreshToken(second.digest) == nil,
                 "a refused rotation stored its successor"
             )
             try context.require(
-                try await store.accessToken(secondAccess.digest) == nil,
+                try await context.store.accessToken(secondAccess.digest) == nil,
                 "a refused rotation stored its access token"
             )
         },
@@ -124,31 +110,18 @@ extension StoreConformanceCheck {
 
         StoreConformanceCheck("a retry within the leeway replaces the successor, which is retired") { context in
             let store = context.store
-            let fixture = context.fixture
-            let issuance = fixture.issuance()
-            try await store.createGrant(issuance)
-            let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
-            let (first, firstAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
-            _ = try await store.rotateRefreshToken(
-                presented,
-                replacing: presented,
-                successor: first,
-                accessToken: firstAccess,
-                at: fixture.t0
-            )
-            let retryAt = fixture.t0.addingTimeInterval(5)
-            let (second, secondAccess) = fixture.rotation(of: issuance.grant.id, at: retryAt)
-            let outcome = try await store.rotateRefreshToken(
+            let (issuance, presented, first) = try await context.grantRotatedOnce()
+            let retryAt = context.fixture.t0.addingTimeInterval(5)
+            let (outcome, second, _) = try await context.rotate(
                 presented,
                 replacing: first.digest,
-                successor: second,
-                accessToken: secondAccess,
+                of: issuance.grant.id,
                 at: retryAt
             )
             try context.require(outcome == .rotated, "the leeway retry returned \(outcome)")
             let old = try await store.refreshToken(presented)
             try context.require(
-                old?.token.state == .rotated(rotatedAt: fixture.t0, successor: second.digest),
+                old?.token.state == .rotated(rotatedAt: context.fixture.t0, successor: second.digest),
                 "the presented token's state is \(String(describing: old?.token.state)); its rotatedAt must not move"
             )
             let retired = try await store.refreshToken(first.digest)
@@ -163,35 +136,15 @@ extension StoreConformanceCheck {
         },
 
         StoreConformanceCheck("a leeway retry whose successor is no longer current is superseded") { context in
-            let store = context.store
-            let fixture = context.fixture
-            let issuance = fixture.issuance()
-            try await store.createGrant(issuance)
-            let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
-            let (first, firstAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
-            _ = try await store.rotateRefreshToken(
-                presented,
-                replacing: presented,
-                successor: first,
-                accessToken: firstAccess,
-                at: fixture.t0
-            )
-            let (second, secondAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
-            _ = try await store.rotateRefreshToken(
-                first.digest,
-                replacing: first.digest,
-                successor: second,
-                accessToken: secondAccess,
-                at: fixture.t0
-            )
+            let (issuance, presented, first) = try await context.grantRotatedOnce()
+            let t0 = context.fixture.t0
+            _ = try await context.rotate(first.digest, replacing: first.digest, of: issuance.grant.id, at: t0)
             // `presented` is two generations back: its successor `first` is no longer current.
-            let (third, thirdAccess) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
-            let outcome = try await store.rotateRefreshToken(
+            let (outcome, third, _) = try await context.rotate(
                 presented,
                 replacing: first.digest,
-                successor: third,
-                accessToken: thirdAccess,
-                at: fixture.t0
+                of: issuance.grant.id,
+                at: t0
             )
             guard case .superseded = outcome else {
                 throw StoreConformanceFailure(
@@ -200,7 +153,7 @@ extension StoreConformanceCheck {
                 )
             }
             try context.require(
-                try await store.refreshToken(third.digest) == nil,
+                try await context.store.refreshToken(third.digest) == nil,
                 "a refused retry stored its successor"
             )
         },

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import TilecastAuth
 
 /// What a check works with: the fresh store, the records it makes and the way it fails.
@@ -18,6 +19,41 @@ struct StoreConformanceContext: Sendable {
     func unwrap<Value>(_ value: Value?, _ message: @autoclosure () -> String) throws -> Value {
         guard let value else { throw StoreConformanceFailure(check: check, message: message()) }
         return value
+    }
+
+    /// Rotates `presented`, requiring `current` to be the grant's current token, to a fresh successor at
+    /// `now`; returns the outcome and the successor and access token it tried to store.
+    func rotate(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        of grant: GrantID,
+        at now: Date
+    ) async throws -> (outcome: RefreshRotation, successor: RefreshToken, accessToken: AccessToken) {
+        let (successor, accessToken) = fixture.rotation(of: grant, at: now)
+        let outcome = try await store.rotateRefreshToken(
+            presented,
+            replacing: current,
+            successor: successor,
+            accessToken: accessToken,
+            at: now
+        )
+        return (outcome, successor, accessToken)
+    }
+
+    /// A stored grant whose first refresh token was rotated once, at the fixture's `t0`: the grant, the
+    /// digest of the rotated token and its successor.
+    func grantRotatedOnce() async throws -> (issuance: GrantIssuance, rotated: SecretDigest, successor: RefreshToken) {
+        let issuance = fixture.issuance()
+        try await store.createGrant(issuance)
+        let rotated = try unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
+        let (outcome, successor, _) = try await rotate(
+            rotated,
+            replacing: rotated,
+            of: issuance.grant.id,
+            at: fixture.t0
+        )
+        try require(outcome == .rotated, "rotating a fresh grant's first token returned \(outcome)")
+        return (issuance, rotated, successor)
     }
 
     /// Runs `operation` from `concurrency` tasks at once and returns every result.

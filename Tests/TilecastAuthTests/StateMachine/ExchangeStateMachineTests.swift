@@ -323,23 +323,8 @@ struct ExchangeStateMachineTests {
     @Test("A backend failure while starting a refresh's session still returns the credential")
     func sessionFailureAfterRotation() throws {
         let random = SeededRandomSource()
-        let token = OpaqueToken.mint(.refreshToken, using: random)
-        var machine = machine(
-            body:
-                #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"\#(token.unredactedValue)","studio_session":true}"#
-        )
-        _ = machine.start()
-        _ = machine.admitted(.admitted)
-        var (found, _) = lookup(state: .active, current: token.digest)
-        found.token.digest = token.digest
-        guard case .checkAccount = machine.refreshTokenLoaded(found) else { throw Failure("expected .checkAccount") }
-        guard case .rotateRefreshToken = machine.accountChecked(.active) else {
-            throw Failure("expected .rotateRefreshToken")
-        }
-        let minted = MintedRotation(
-            accessToken: .mint(.accessToken, using: random),
-            refreshToken: .mint(.refreshToken, using: random)
-        )
+        var (machine, _) = try rotating(.mint(.refreshToken, using: random))
+        let minted = minted(random)
         guard case .replaceSession = machine.refreshTokenRotated(.rotated, minted: minted) else {
             throw Failure("expected .replaceSession")
         }
