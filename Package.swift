@@ -19,9 +19,13 @@ let package = Package(
         // Model-based randomized testing, the fuzz harness and fault sweeps, behind `tilecast-auth soak`.
         .target(name: "TilecastAuthVerification", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
         .executableTarget(name: "TilecastAuthFuzz", dependencies: ["TilecastAuthVerification"]),
+        // The benchmark behind `tilecast-auth bench`.
+        .target(name: "TilecastAuthBenchmarks", dependencies: ["TilecastAuth"]),
         .executableTarget(
             name: "TilecastAuthTool",
-            dependencies: ["TilecastAuth", "TilecastAuthConformance", "TilecastAuthVerification"]
+            dependencies: [
+                "TilecastAuth", "TilecastAuthConformance", "TilecastAuthVerification", "TilecastAuthBenchmarks",
+            ]
         ),
         .testTarget(
             name: "TilecastAuthTests",

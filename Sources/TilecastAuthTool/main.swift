@@ -11,6 +11,7 @@ let subcommands: [(name: String, type: any Subcommand.Type, summary: String)] = 
     ("conformance", ConformanceCommand.self, "run conformance scenarios against the engine"),
     ("soak", SoakCommand.self, "model-based randomized testing for a given time"),
     ("faults", FaultsCommand.self, "fail every store call of every flow in turn, and check each outcome"),
+    ("bench", BenchCommand.self, "measure the engine's operations (run with `swift run -c release`)"),
 ]
 let usage = """
     usage: tilecast-auth <subcommand> [arguments]   (tilecast-auth <subcommand> --help for its arguments)

@@ -9,9 +9,9 @@
 ///
 /// The implementation is a one-shot function over a contiguous buffer: every input this library hashes
 /// is small and already in memory.
-enum SHA256 {
+package enum SHA256 {
     /// Hashes `bytes` and returns the 32-byte digest as eight big-endian words.
-    static func hash(_ bytes: UnsafeRawBufferPointer) -> SHA256Words {
+    package static func hash(_ bytes: UnsafeRawBufferPointer) -> SHA256Words {
         var state = SHA256Words.initial
         let count = bytes.count
         let fullBlocks = count / 64

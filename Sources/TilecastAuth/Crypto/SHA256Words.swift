@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// A SHA-256 state or digest: eight 32-bit words, most significant first (FIPS 180-4 §6.2).
-struct SHA256Words: Hashable, Sendable {
-    var w0: UInt32
+package struct SHA256Words: Hashable, Sendable {
+    package var w0: UInt32
     var w1: UInt32
     var w2: UInt32
     var w3: UInt32

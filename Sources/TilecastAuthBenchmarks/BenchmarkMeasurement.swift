@@ -1,0 +1,23 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The measured cost of one operation: microseconds per operation in each run.
+public struct BenchmarkMeasurement: Sendable {
+    public let operation: String
+    public let liveGrants: Int
+    public let callers: Int
+    /// µs/op of each run.
+    public let runs: [Double]
+    public let operationsPerRun: Int
+
+    public var median: Double {
+        let sorted = runs.sorted()
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
+    public var minimum: Double { runs.min() ?? 0 }
+    public var maximum: Double { runs.max() ?? 0 }
+
+    /// Operations per second across all callers, from the median.
+    public var throughput: Double { median > 0 ? Double(callers) * 1_000_000 / median : 0 }
+}

@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TilecastAuth
+
+/// An engine on an in-memory store holding a given number of live grants, with the system clock and the
+/// operating system's random source — the production configuration — and pools of codes, refresh tokens,
+/// session cookies and access tokens for the measured operations to use once each.
+final class BenchmarkWorld {
+    static let callback = "tilecast-ios://oauth/callback"
+    static let account: AccountID = "bench-account"
+
+    let store: InMemoryGrantStore
+    let engine: IOSSessionEngine
+
+    init(liveGrants: Int) async throws {
+        store = InMemoryGrantStore(clients: [
+            Client(id: .tilecastIOS, redirectURIs: [Self.callback], allowedScopeTokens: ["tiles:read", "profile"])
+        ])
+        engine = try IOSSessionEngine(
+            store: store,
+            accounts: InMemoryAccountDirectory(activeAccounts: [Self.account]),
+            rateLimiter: InMemoryRateLimiter(capacity: Int.max / 2)
+        )
+        try await populate(liveGrants)
+    }
+
+    /// Adds `count` live grants the way code exchanges leave them: a redeemed code, the grant, an access
+    /// token, a refresh token and a session each.
+    func populate(_ count: Int) async throws {
+        var remaining = count
+        while remaining > 0 {
+            let batch = min(remaining, 10_000)
+            let codes = try await issueCodes(batch)
+            for (code, verifier) in codes {
+                _ = await engine.handle(request: Self.exchange(code: code, verifier: verifier))
+            }
+            remaining -= batch
+        }
+    }
+
+    /// Fresh codes and their verifiers.
+    func issueCodes(_ count: Int) async throws -> [(code: String, verifier: String)] {
+        var codes: [(String, String)] = []
+        codes.reserveCapacity(count)
+        let random = SystemRandomSource()
+        for _ in 0..<count {
+            let verifier = CodeChallenge.makeVerifier(using: random)
+            let issued = try await engine.issueCode(
+                account: Self.account,
+                client: .tilecastIOS,
+                redirectURI: Self.callback,
+                codeChallenge: CodeChallenge.s256(for: verifier).value,
+                codeChallengeMethod: "S256",
+                scope: "tiles:read profile"
+            )
+            codes.append((issued.code.unredactedValue, verifier))
+        }
+        return codes
+    }
+
+    /// Signs in `count` times; returns what each sign-in gave: refresh token, session id, access token.
+    func signIns(_ count: Int) async throws -> [(refreshToken: String, session: String, accessToken: String)] {
+        var results: [(String, String, String)] = []
+        results.reserveCapacity(count)
+        for (code, verifier) in try await issueCodes(count) {
+            let response = await engine.handle(request: Self.exchange(code: code, verifier: verifier))
+            results.append(
+                (
+                    Self.member("refresh_token", of: response), Self.sessionID(of: response),
+                    Self.member("access_token", of: response)
+                )
+            )
+        }
+        return results
+    }
+
+    // MARK: Requests
+
+    static func exchange(code: String, verifier: String) -> EndpointRequest {
+        post(
+            #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"\#(code)","redirect_uri":"\#(callback)","code_verifier":"\#(verifier)"}"#
+        )
+    }
+
+    static func refresh(_ token: String, studioSession: Bool) -> EndpointRequest {
+        post(
+            studioSession
+                ? #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"\#(token)","studio_session":true}"#
+                : #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"\#(token)"}"#
+        )
+    }
+
+    static func post(_ body: String) -> EndpointRequest {
+        EndpointRequest(
+            method: "POST",
+            headers: ["Content-Type": "application/json", "User-Agent": "Tilecast/3.2 (iPhone; iOS 18.1)"],
+            body: Array(body.utf8),
+            peerAddress: "192.0.2.44"
+        )
+    }
+
+    static func member(_ name: String, of response: EndpointResponse) -> String {
+        let body = String(decoding: response.body, as: UTF8.self)
+        guard let range = body.firstRange(of: "\"\(name)\":\"") else { return "" }
+        return String(body[range.upperBound...].prefix { $0 != "\"" })
+    }
+
+    static func sessionID(of response: EndpointResponse) -> String {
+        guard let header = response.headers["Set-Cookie"], let pair = header.split(separator: ";").first,
+            let equals = pair.firstIndex(of: "=")
+        else { return "" }
+        return String(pair[pair.index(after: equals)...])
+    }
+}

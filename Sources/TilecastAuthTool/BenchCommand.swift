@@ -1,0 +1,160 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TilecastAuthBenchmarks
+
+/// `tilecast-auth bench`: the engine's operations through its public API, with the in-memory store, as
+/// medians and spreads of µs/op over several runs — beside SHA-256 against OpenSSL and, with `--peers`,
+/// the peer libraries measured in the same run.
+struct BenchCommand: Subcommand {
+    static let usage = """
+        usage: swift run -c release tilecast-auth bench [--smoke] [--runs N] [--ops N] [--grants N,N…]
+                                                        [--memory-grants N] [--peers PATH]
+
+          --smoke           a few hundred operations, to show the benchmark still works (CI)
+          --runs N          runs per operation (default 7)
+          --ops N           operations timed per run (default 10000)
+          --grants N,N…     store sizes in live grants (default 1000,1000000)
+          --memory-grants N live grants over which to measure memory per grant (default 100000)
+          --peers PATH      also run the peers' script (shared/bench/run-peers) and print ratios
+          --only OP         measure only this operation, with one caller (for profiling)
+
+        Prints a table, then one line per measurement:
+          bench op=<operation> grants=<N> callers=<N> median_us=<µs> min_us=<µs> max_us=<µs> runs=<N> ops=<N>
+        """
+
+    var options = Benchmark.Options()
+    var memoryGrants = 100_000
+    var peers: String?
+    var smoke = false
+    var only = false
+
+    init(arguments: [String]) throws(UsageError) {
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            if argument == "--smoke" {
+                smoke = true
+                options = .smoke
+                memoryGrants = 2_000
+                continue
+            }
+            guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a value") }
+            switch argument {
+            case "--runs":
+                guard let runs = Int(value), runs > 0 else { throw UsageError("--runs needs a positive number") }
+                options.runs = runs
+            case "--ops":
+                guard let count = Int(value), count > 0 else { throw UsageError("--ops needs a positive number") }
+                options.operationsPerRun = count
+            case "--grants":
+                let sizes = value.split(separator: ",").compactMap { Int($0) }
+                guard !sizes.isEmpty, sizes.allSatisfy({ $0 >= 0 }) else {
+                    throw UsageError("--grants needs sizes such as 1000,1000000")
+                }
+                options.liveGrants = sizes
+            case "--memory-grants":
+                guard let count = Int(value), count > 0 else {
+                    throw UsageError("--memory-grants needs a positive number")
+                }
+                memoryGrants = count
+            case "--peers":
+                peers = value
+            case "--only":
+                guard let operation = BenchmarkOperation(rawValue: value) else {
+                    throw UsageError(
+                        "--only takes one of \(BenchmarkOperation.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
+                }
+                options.operations = [operation]
+                options.parallel = false
+                only = true
+            default:
+                throw UsageError("unknown option \(argument)")
+            }
+        }
+    }
+
+    func run() async -> Bool {
+        #if DEBUG
+        print("note: a debug build; measure with `swift run -c release tilecast-auth bench`")
+        #endif
+        do {
+            let measurements = try await Benchmark(options: options).run { print("… \($0)") }
+            if only {
+                report(measurements, memory: nil, hash: 0, openssl: nil, peers: nil)
+                return true
+            }
+            let memory = try await MemoryPerGrant.measure(grants: memoryGrants)
+            let hash = HashBenchmark.ours(runs: smoke ? 1 : 5, iterations: smoke ? 10_000 : 1_000_000)
+            let openssl = smoke ? nil : HashBenchmark.openssl()
+            let peerResults = peers.flatMap { PeerBenchmark.run(script: $0, operations: 20_000, runs: 3) }
+            report(measurements, memory: memory, hash: hash, openssl: openssl, peers: peerResults)
+            return true
+        } catch {
+            print("bench failed: \(error)")
+            return false
+        }
+    }
+
+    private func report(
+        _ measurements: [BenchmarkMeasurement],
+        memory: Double?,
+        hash: Double,
+        openssl: Double?,
+        peers: [PeerBenchmark.Result]?
+    ) {
+        func format(_ value: Double) -> String { String(format: "%.2f", value) }
+        print("\nTilecastAuth, in-memory store, µs per operation (median of \(options.runs) runs; min–max):")
+        print("operation                 live grants  callers   median      spread         ops/s")
+        for m in measurements {
+            let name = m.operation.padding(toLength: 24, withPad: " ", startingAt: 0)
+            let grants = String(m.liveGrants).padding(toLength: 11, withPad: " ", startingAt: 0)
+            print(
+                "\(name)  \(grants)  \(m.callers)        \(format(m.median).padding(toLength: 9, withPad: " ", startingAt: 0))  \(format(m.minimum))–\(format(m.maximum))   \(Int(m.throughput))"
+            )
+        }
+        if let memory {
+            print(
+                "\nmemory per live grant (grant, redeemed code, access and refresh token, session): \(Int(memory)) bytes"
+            )
+        }
+        print(
+            "SHA-256 of 64 bytes: \(String(format: "%.3f", hash)) µs"
+                + (openssl.map { String(format: "; OpenSSL %.3f µs; ratio %.2f×", $0, hash / $0) } ?? "")
+        )
+        if let peers {
+            print(
+                "\npeers, measured in this run (median µs/op), and TilecastAuth's advantage at \(options.liveGrants.first ?? 0) live grants:"
+            )
+            let ours = Dictionary(
+                measurements.filter { $0.callers == 1 && $0.liveGrants == options.liveGrants.first }.map {
+                    ($0.operation, $0.median)
+                },
+                uniquingKeysWith: { a, _ in a }
+            )
+            for peer in peers {
+                let exchangeRatio = ours["code_exchange"].map { peer.codeExchange / $0 } ?? 0
+                let refreshRatio = ours["refresh"].map { peer.refresh / $0 } ?? 0
+                print(
+                    "  \(peer.library.padding(toLength: 9, withPad: " ", startingAt: 0)) code exchange \(format(peer.codeExchange)) µs (\(String(format: "%.1f", exchangeRatio))× ours)   refresh \(format(peer.refresh)) µs (\(String(format: "%.1f", refreshRatio))× ours)"
+                )
+                print(
+                    "peer lib=\(peer.library) code_exchange_us=\(format(peer.codeExchange)) refresh_us=\(format(peer.refresh)) exchange_ratio=\(String(format: "%.1f", exchangeRatio)) refresh_ratio=\(String(format: "%.1f", refreshRatio))"
+                )
+            }
+        }
+        print("")
+        for m in measurements {
+            print(
+                "bench op=\(m.operation) grants=\(m.liveGrants) callers=\(m.callers) median_us=\(format(m.median)) min_us=\(format(m.minimum)) max_us=\(format(m.maximum)) runs=\(m.runs.count) ops=\(m.operationsPerRun)"
+            )
+        }
+        if let memory {
+            print("bench memory_per_grant_bytes=\(Int(memory))")
+        }
+        print(
+            "bench sha256_64_us=\(String(format: "%.3f", hash))"
+                + (openssl.map { String(format: " openssl_sha256_64_us=%.3f", $0) } ?? "")
+        )
+    }
+}
