@@ -37,15 +37,16 @@ public struct SessionCookieConfiguration: Hashable, Sendable {
         self.sameSite = sameSite
     }
 
-    /// Throws when a browser would reject the cookie or the combination is unsafe.
+    /// Throws when a browser would reject the cookie or the combination is unsafe. Prefixes are matched
+    /// case-insensitively, as user agents match them (rfc6265bis §5.4).
     public func validate() throws(ConfigurationError) {
         guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenCharacter) else { throw .invalidCookieName }
-        if Self.hasPrefixIgnoringCase(name, "__Host-") {
+        if ASCII.hasPrefixIgnoringCase(name, "__Host-") {
             guard secure else { throw .hostPrefixRequiresSecure }
             guard path == "/" else { throw .hostPrefixRequiresRootPath }
             guard domain == nil else { throw .hostPrefixForbidsDomain }
         }
-        if Self.hasPrefixIgnoringCase(name, "__Secure-") && !secure {
+        if ASCII.hasPrefixIgnoringCase(name, "__Secure-") && !secure {
             throw .securePrefixRequiresSecure
         }
         if sameSite == .none && !secure {
@@ -60,14 +61,6 @@ public struct SessionCookieConfiguration: Hashable, Sendable {
             }
             guard labelsValid else { throw .invalidCookieDomain }
         }
-    }
-
-    /// Prefixes are matched case-insensitively, as user agents match them (rfc6265bis §5.4).
-    static func hasPrefixIgnoringCase(_ name: String, _ prefix: String) -> Bool {
-        name.utf8.count >= prefix.utf8.count
-            && zip(name.utf8, prefix.utf8).allSatisfy {
-                HTTPHeaders.asciiLowercase($0) == HTTPHeaders.asciiLowercase($1)
-            }
     }
 
     /// RFC 9110 §5.6.2 `tchar`.

@@ -40,15 +40,34 @@ public struct SessionCookie: Sendable {
 
     /// The `Set-Cookie` field value. It contains the session id: send it, never log it.
     public var headerValue: String {
-        var text = "\(name)=\(value); Max-Age=\(maxAge); Path=\(configuration.path)"
+        // Written as bytes into one buffer sized up front: the attributes' fixed text is under 64 bytes
+        // and a Max-Age under 20 digits.
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(
+            name.utf8.count + value.utf8.count + configuration.path.utf8.count
+                + (configuration.domain?.utf8.count ?? 0) + 96
+        )
+        func append(_ text: String) {
+            var text = text
+            text.withUTF8 { bytes.append(contentsOf: $0) }
+        }
+        append(name)
+        bytes.append(UInt8(ascii: "="))
+        append(value)
+        append("; Max-Age=")
+        append(String(maxAge))
+        append("; Path=")
+        append(configuration.path)
         if let domain = configuration.domain {
-            text += "; Domain=\(domain)"
+            append("; Domain=")
+            append(domain)
         }
         if configuration.secure {
-            text += "; Secure"
+            append("; Secure")
         }
-        text += "; HttpOnly; SameSite=\(configuration.sameSite.rawValue)"
-        return text
+        append("; HttpOnly; SameSite=")
+        append(configuration.sameSite.rawValue)
+        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

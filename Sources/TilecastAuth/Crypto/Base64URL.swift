@@ -72,6 +72,43 @@ enum Base64URL {
         }
     }
 
+    /// Decodes the 43-character canonical base64url of a SHA-256 digest without allocating, or `nil` for
+    /// anything else.
+    static func decodeDigest(_ text: String) -> SHA256Words? {
+        var text = text
+        return text.withUTF8 { characters -> SHA256Words? in
+            guard characters.count == 43 else { return nil }
+            var words = InlineArray<8, UInt32>(repeating: 0)
+            var accumulator: UInt32 = 0
+            var bits = 0
+            var byteCount = 0
+            for character in characters {
+                guard let value = value(of: character) else { return nil }
+                accumulator = (accumulator << 6) | UInt32(value)
+                bits += 6
+                if bits >= 8 {
+                    bits -= 8
+                    let byte = (accumulator >> UInt32(bits)) & 0xFF
+                    accumulator &= (1 << UInt32(bits)) - 1
+                    words[byteCount / 4] = words[byteCount / 4] << 8 | byte
+                    byteCount += 1
+                }
+            }
+            // 43 characters carry 258 bits: the 2 left over must be zero for the encoding to be canonical.
+            guard byteCount == 32, accumulator == 0 else { return nil }
+            return SHA256Words(
+                w0: words[0],
+                w1: words[1],
+                w2: words[2],
+                w3: words[3],
+                w4: words[4],
+                w5: words[5],
+                w6: words[6],
+                w7: words[7]
+            )
+        }
+    }
+
     /// Decodes unpadded base64url, refusing anything but the canonical encoding.
     ///
     /// A length that no byte count encodes to, a character outside the alphabet, padding, or non-zero

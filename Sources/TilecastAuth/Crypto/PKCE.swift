@@ -4,17 +4,19 @@
 enum PKCE {
     /// Whether `verifier` is `43*128unreserved` with `unreserved = ALPHA / DIGIT / "-" / "." / "_" / "~"`
     /// (RFC 7636 §4.1).
-    static func isWellFormedVerifier(_ verifier: String) -> Bool {
-        let bytes = verifier.utf8
+    static func isWellFormedVerifier(_ verifier: JSONText) -> Bool {
+        let bytes = verifier.bytes
         guard (43...128).contains(bytes.count) else { return false }
-        return bytes.allSatisfy { byte in
-            switch byte {
-            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                UInt8(ascii: "~"):
-                true
-            default:
-                false
+        return verifier.withBytes { bytes in
+            bytes.allSatisfy { byte in
+                switch byte {
+                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
+                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
+                    UInt8(ascii: "~"):
+                    true
+                default:
+                    false
+                }
             }
         }
     }
@@ -26,8 +28,8 @@ enum PKCE {
 
     /// Whether `verifier` answers `challenge` (RFC 7636 §4.6). Only an S256 challenge can be answered; the
     /// digests are compared in constant time.
-    static func verify(_ verifier: String, against challenge: CodeChallenge?) -> Bool {
+    static func verify(_ verifier: JSONText, against challenge: CodeChallenge?) -> Bool {
         guard let expected = challenge?.s256Digest else { return false }
-        return ConstantTime.equals(SHA256.hash(utf8: verifier), expected)
+        return ConstantTime.equals(verifier.withBytes { SHA256.hash($0) }, expected)
     }
 }

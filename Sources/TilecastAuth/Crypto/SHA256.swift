@@ -59,20 +59,33 @@ package enum SHA256 {
     }
 
     /// The SHA-256 compression function (FIPS 180-4 §6.2.2) applied to one 64-byte block.
+    ///
+    /// Fully unrolled: the 64 rounds name the working variables in rotation instead of moving eight
+    /// values per round, and the message schedule lives in a 16-word window updated in place
+    /// (`W[t] = σ1(W[t-2]) + W[t-7] + σ0(W[t-15]) + W[t-16]`, §6.2.2 step 1). The round constants are
+    /// those of §4.2.2.
     @inline(__always)
     private static func compress(_ state: inout SHA256Words, _ block: UnsafeRawBufferPointer) {
-        var schedule = InlineArray<64, UInt32>(repeating: 0)
-        for index in 0..<16 {
-            schedule[index] = UInt32(bigEndian: block.loadUnaligned(fromByteOffset: index * 4, as: UInt32.self))
+        @inline(__always)
+        func word(_ index: Int) -> UInt32 {
+            UInt32(bigEndian: block.loadUnaligned(fromByteOffset: index &* 4, as: UInt32.self))
         }
-        for index in 16..<64 {
-            let w15 = schedule[index - 15]
-            let w2 = schedule[index - 2]
-            let sigma0 = w15.rotatedRight(7) ^ w15.rotatedRight(18) ^ (w15 >> 3)
-            let sigma1 = w2.rotatedRight(17) ^ w2.rotatedRight(19) ^ (w2 >> 10)
-            schedule[index] = schedule[index - 16] &+ sigma0 &+ schedule[index - 7] &+ sigma1
-        }
-
+        var w0 = word(0)
+        var w1 = word(1)
+        var w2 = word(2)
+        var w3 = word(3)
+        var w4 = word(4)
+        var w5 = word(5)
+        var w6 = word(6)
+        var w7 = word(7)
+        var w8 = word(8)
+        var w9 = word(9)
+        var w10 = word(10)
+        var w11 = word(11)
+        var w12 = word(12)
+        var w13 = word(13)
+        var w14 = word(14)
+        var w15 = word(15)
         var a = state.w0
         var b = state.w1
         var c = state.w2
@@ -81,22 +94,118 @@ package enum SHA256 {
         var f = state.w5
         var g = state.w6
         var h = state.w7
-        for index in 0..<64 {
-            let sum1 = e.rotatedRight(6) ^ e.rotatedRight(11) ^ e.rotatedRight(25)
-            let choose = (e & f) ^ (~e & g)
-            let temp1 = h &+ sum1 &+ choose &+ roundConstants[index] &+ schedule[index]
-            let sum0 = a.rotatedRight(2) ^ a.rotatedRight(13) ^ a.rotatedRight(22)
-            let majority = (a & b) ^ (a & c) ^ (b & c)
-            let temp2 = sum0 &+ majority
-            h = g
-            g = f
-            f = e
-            e = d &+ temp1
-            d = c
-            c = b
-            b = a
-            a = temp1 &+ temp2
-        }
+        round(a, b, c, &d, e, f, g, &h, 0x428a_2f98, w0)
+        round(h, a, b, &c, d, e, f, &g, 0x7137_4491, w1)
+        round(g, h, a, &b, c, d, e, &f, 0xb5c0_fbcf, w2)
+        round(f, g, h, &a, b, c, d, &e, 0xe9b5_dba5, w3)
+        round(e, f, g, &h, a, b, c, &d, 0x3956_c25b, w4)
+        round(d, e, f, &g, h, a, b, &c, 0x59f1_11f1, w5)
+        round(c, d, e, &f, g, h, a, &b, 0x923f_82a4, w6)
+        round(b, c, d, &e, f, g, h, &a, 0xab1c_5ed5, w7)
+        round(a, b, c, &d, e, f, g, &h, 0xd807_aa98, w8)
+        round(h, a, b, &c, d, e, f, &g, 0x1283_5b01, w9)
+        round(g, h, a, &b, c, d, e, &f, 0x2431_85be, w10)
+        round(f, g, h, &a, b, c, d, &e, 0x550c_7dc3, w11)
+        round(e, f, g, &h, a, b, c, &d, 0x72be_5d74, w12)
+        round(d, e, f, &g, h, a, b, &c, 0x80de_b1fe, w13)
+        round(c, d, e, &f, g, h, a, &b, 0x9bdc_06a7, w14)
+        round(b, c, d, &e, f, g, h, &a, 0xc19b_f174, w15)
+        w0 = w0 &+ smallSigma0(w1) &+ w9 &+ smallSigma1(w14)
+        round(a, b, c, &d, e, f, g, &h, 0xe49b_69c1, w0)
+        w1 = w1 &+ smallSigma0(w2) &+ w10 &+ smallSigma1(w15)
+        round(h, a, b, &c, d, e, f, &g, 0xefbe_4786, w1)
+        w2 = w2 &+ smallSigma0(w3) &+ w11 &+ smallSigma1(w0)
+        round(g, h, a, &b, c, d, e, &f, 0x0fc1_9dc6, w2)
+        w3 = w3 &+ smallSigma0(w4) &+ w12 &+ smallSigma1(w1)
+        round(f, g, h, &a, b, c, d, &e, 0x240c_a1cc, w3)
+        w4 = w4 &+ smallSigma0(w5) &+ w13 &+ smallSigma1(w2)
+        round(e, f, g, &h, a, b, c, &d, 0x2de9_2c6f, w4)
+        w5 = w5 &+ smallSigma0(w6) &+ w14 &+ smallSigma1(w3)
+        round(d, e, f, &g, h, a, b, &c, 0x4a74_84aa, w5)
+        w6 = w6 &+ smallSigma0(w7) &+ w15 &+ smallSigma1(w4)
+        round(c, d, e, &f, g, h, a, &b, 0x5cb0_a9dc, w6)
+        w7 = w7 &+ smallSigma0(w8) &+ w0 &+ smallSigma1(w5)
+        round(b, c, d, &e, f, g, h, &a, 0x76f9_88da, w7)
+        w8 = w8 &+ smallSigma0(w9) &+ w1 &+ smallSigma1(w6)
+        round(a, b, c, &d, e, f, g, &h, 0x983e_5152, w8)
+        w9 = w9 &+ smallSigma0(w10) &+ w2 &+ smallSigma1(w7)
+        round(h, a, b, &c, d, e, f, &g, 0xa831_c66d, w9)
+        w10 = w10 &+ smallSigma0(w11) &+ w3 &+ smallSigma1(w8)
+        round(g, h, a, &b, c, d, e, &f, 0xb003_27c8, w10)
+        w11 = w11 &+ smallSigma0(w12) &+ w4 &+ smallSigma1(w9)
+        round(f, g, h, &a, b, c, d, &e, 0xbf59_7fc7, w11)
+        w12 = w12 &+ smallSigma0(w13) &+ w5 &+ smallSigma1(w10)
+        round(e, f, g, &h, a, b, c, &d, 0xc6e0_0bf3, w12)
+        w13 = w13 &+ smallSigma0(w14) &+ w6 &+ smallSigma1(w11)
+        round(d, e, f, &g, h, a, b, &c, 0xd5a7_9147, w13)
+        w14 = w14 &+ smallSigma0(w15) &+ w7 &+ smallSigma1(w12)
+        round(c, d, e, &f, g, h, a, &b, 0x06ca_6351, w14)
+        w15 = w15 &+ smallSigma0(w0) &+ w8 &+ smallSigma1(w13)
+        round(b, c, d, &e, f, g, h, &a, 0x1429_2967, w15)
+        w0 = w0 &+ smallSigma0(w1) &+ w9 &+ smallSigma1(w14)
+        round(a, b, c, &d, e, f, g, &h, 0x27b7_0a85, w0)
+        w1 = w1 &+ smallSigma0(w2) &+ w10 &+ smallSigma1(w15)
+        round(h, a, b, &c, d, e, f, &g, 0x2e1b_2138, w1)
+        w2 = w2 &+ smallSigma0(w3) &+ w11 &+ smallSigma1(w0)
+        round(g, h, a, &b, c, d, e, &f, 0x4d2c_6dfc, w2)
+        w3 = w3 &+ smallSigma0(w4) &+ w12 &+ smallSigma1(w1)
+        round(f, g, h, &a, b, c, d, &e, 0x5338_0d13, w3)
+        w4 = w4 &+ smallSigma0(w5) &+ w13 &+ smallSigma1(w2)
+        round(e, f, g, &h, a, b, c, &d, 0x650a_7354, w4)
+        w5 = w5 &+ smallSigma0(w6) &+ w14 &+ smallSigma1(w3)
+        round(d, e, f, &g, h, a, b, &c, 0x766a_0abb, w5)
+        w6 = w6 &+ smallSigma0(w7) &+ w15 &+ smallSigma1(w4)
+        round(c, d, e, &f, g, h, a, &b, 0x81c2_c92e, w6)
+        w7 = w7 &+ smallSigma0(w8) &+ w0 &+ smallSigma1(w5)
+        round(b, c, d, &e, f, g, h, &a, 0x9272_2c85, w7)
+        w8 = w8 &+ smallSigma0(w9) &+ w1 &+ smallSigma1(w6)
+        round(a, b, c, &d, e, f, g, &h, 0xa2bf_e8a1, w8)
+        w9 = w9 &+ smallSigma0(w10) &+ w2 &+ smallSigma1(w7)
+        round(h, a, b, &c, d, e, f, &g, 0xa81a_664b, w9)
+        w10 = w10 &+ smallSigma0(w11) &+ w3 &+ smallSigma1(w8)
+        round(g, h, a, &b, c, d, e, &f, 0xc24b_8b70, w10)
+        w11 = w11 &+ smallSigma0(w12) &+ w4 &+ smallSigma1(w9)
+        round(f, g, h, &a, b, c, d, &e, 0xc76c_51a3, w11)
+        w12 = w12 &+ smallSigma0(w13) &+ w5 &+ smallSigma1(w10)
+        round(e, f, g, &h, a, b, c, &d, 0xd192_e819, w12)
+        w13 = w13 &+ smallSigma0(w14) &+ w6 &+ smallSigma1(w11)
+        round(d, e, f, &g, h, a, b, &c, 0xd699_0624, w13)
+        w14 = w14 &+ smallSigma0(w15) &+ w7 &+ smallSigma1(w12)
+        round(c, d, e, &f, g, h, a, &b, 0xf40e_3585, w14)
+        w15 = w15 &+ smallSigma0(w0) &+ w8 &+ smallSigma1(w13)
+        round(b, c, d, &e, f, g, h, &a, 0x106a_a070, w15)
+        w0 = w0 &+ smallSigma0(w1) &+ w9 &+ smallSigma1(w14)
+        round(a, b, c, &d, e, f, g, &h, 0x19a4_c116, w0)
+        w1 = w1 &+ smallSigma0(w2) &+ w10 &+ smallSigma1(w15)
+        round(h, a, b, &c, d, e, f, &g, 0x1e37_6c08, w1)
+        w2 = w2 &+ smallSigma0(w3) &+ w11 &+ smallSigma1(w0)
+        round(g, h, a, &b, c, d, e, &f, 0x2748_774c, w2)
+        w3 = w3 &+ smallSigma0(w4) &+ w12 &+ smallSigma1(w1)
+        round(f, g, h, &a, b, c, d, &e, 0x34b0_bcb5, w3)
+        w4 = w4 &+ smallSigma0(w5) &+ w13 &+ smallSigma1(w2)
+        round(e, f, g, &h, a, b, c, &d, 0x391c_0cb3, w4)
+        w5 = w5 &+ smallSigma0(w6) &+ w14 &+ smallSigma1(w3)
+        round(d, e, f, &g, h, a, b, &c, 0x4ed8_aa4a, w5)
+        w6 = w6 &+ smallSigma0(w7) &+ w15 &+ smallSigma1(w4)
+        round(c, d, e, &f, g, h, a, &b, 0x5b9c_ca4f, w6)
+        w7 = w7 &+ smallSigma0(w8) &+ w0 &+ smallSigma1(w5)
+        round(b, c, d, &e, f, g, h, &a, 0x682e_6ff3, w7)
+        w8 = w8 &+ smallSigma0(w9) &+ w1 &+ smallSigma1(w6)
+        round(a, b, c, &d, e, f, g, &h, 0x748f_82ee, w8)
+        w9 = w9 &+ smallSigma0(w10) &+ w2 &+ smallSigma1(w7)
+        round(h, a, b, &c, d, e, f, &g, 0x78a5_636f, w9)
+        w10 = w10 &+ smallSigma0(w11) &+ w3 &+ smallSigma1(w8)
+        round(g, h, a, &b, c, d, e, &f, 0x84c8_7814, w10)
+        w11 = w11 &+ smallSigma0(w12) &+ w4 &+ smallSigma1(w9)
+        round(f, g, h, &a, b, c, d, &e, 0x8cc7_0208, w11)
+        w12 = w12 &+ smallSigma0(w13) &+ w5 &+ smallSigma1(w10)
+        round(e, f, g, &h, a, b, c, &d, 0x90be_fffa, w12)
+        w13 = w13 &+ smallSigma0(w14) &+ w6 &+ smallSigma1(w11)
+        round(d, e, f, &g, h, a, b, &c, 0xa450_6ceb, w13)
+        w14 = w14 &+ smallSigma0(w15) &+ w7 &+ smallSigma1(w12)
+        round(c, d, e, &f, g, h, a, &b, 0xbef9_a3f7, w14)
+        w15 = w15 &+ smallSigma0(w0) &+ w8 &+ smallSigma1(w13)
+        round(b, c, d, &e, f, g, h, &a, 0xc671_78f2, w15)
         state.w0 &+= a
         state.w1 &+= b
         state.w2 &+= c
@@ -107,17 +216,42 @@ package enum SHA256 {
         state.w7 &+= h
     }
 
-    /// The 64 round constants of FIPS 180-4 §4.2.2.
-    private static let roundConstants: InlineArray<64, UInt32> = [
-        0x428a_2f98, 0x7137_4491, 0xb5c0_fbcf, 0xe9b5_dba5, 0x3956_c25b, 0x59f1_11f1, 0x923f_82a4, 0xab1c_5ed5,
-        0xd807_aa98, 0x1283_5b01, 0x2431_85be, 0x550c_7dc3, 0x72be_5d74, 0x80de_b1fe, 0x9bdc_06a7, 0xc19b_f174,
-        0xe49b_69c1, 0xefbe_4786, 0x0fc1_9dc6, 0x240c_a1cc, 0x2de9_2c6f, 0x4a74_84aa, 0x5cb0_a9dc, 0x76f9_88da,
-        0x983e_5152, 0xa831_c66d, 0xb003_27c8, 0xbf59_7fc7, 0xc6e0_0bf3, 0xd5a7_9147, 0x06ca_6351, 0x1429_2967,
-        0x27b7_0a85, 0x2e1b_2138, 0x4d2c_6dfc, 0x5338_0d13, 0x650a_7354, 0x766a_0abb, 0x81c2_c92e, 0x9272_2c85,
-        0xa2bf_e8a1, 0xa81a_664b, 0xc24b_8b70, 0xc76c_51a3, 0xd192_e819, 0xd699_0624, 0xf40e_3585, 0x106a_a070,
-        0x19a4_c116, 0x1e37_6c08, 0x2748_774c, 0x34b0_bcb5, 0x391c_0cb3, 0x4ed8_aa4a, 0x5b9c_ca4f, 0x682e_6ff3,
-        0x748f_82ee, 0x78a5_636f, 0x84c8_7814, 0x8cc7_0208, 0x90be_fffa, 0xa450_6ceb, 0xbef9_a3f7, 0xc671_78f2,
-    ]
+    /// One round (§6.2.2 step 3): updates `d` and `h`; the caller rotates the names.
+    @inline(__always)
+    private static func round(
+        _ a: UInt32,
+        _ b: UInt32,
+        _ c: UInt32,
+        _ d: inout UInt32,
+        _ e: UInt32,
+        _ f: UInt32,
+        _ g: UInt32,
+        _ h: inout UInt32,
+        _ constant: UInt32,
+        _ word: UInt32
+    ) {
+        // Σ1 and Σ0 nested as ((x ⋙ 14 ^ x) ⋙ 5 ^ x) ⋙ 6, which equals x ⋙ 6 ^ x ⋙ 11 ^ x ⋙ 25 and
+        // needs one copy of x instead of three.
+        let sum1 = ((e.rotatedRight(14) ^ e).rotatedRight(5) ^ e).rotatedRight(6)
+        let choose = g ^ (e & (f ^ g))
+        let temp1 = h &+ sum1 &+ choose &+ constant &+ word
+        let sum0 = ((a.rotatedRight(9) ^ a).rotatedRight(11) ^ a).rotatedRight(2)
+        let majority = (a & b) | (c & (a | b))
+        d &+= temp1
+        h = temp1 &+ sum0 &+ majority
+    }
+
+    /// σ0 of §4.1.2 (4.6).
+    @inline(__always)
+    private static func smallSigma0(_ x: UInt32) -> UInt32 {
+        x.rotatedRight(7) ^ x.rotatedRight(18) ^ (x >> 3)
+    }
+
+    /// σ1 of §4.1.2 (4.7).
+    @inline(__always)
+    private static func smallSigma1(_ x: UInt32) -> UInt32 {
+        x.rotatedRight(17) ^ x.rotatedRight(19) ^ (x >> 10)
+    }
 }
 
 extension UInt32 {

@@ -3,7 +3,7 @@
 /// A SHA-256 state or digest: eight 32-bit words, most significant first (FIPS 180-4 §6.2).
 package struct SHA256Words: Hashable, Sendable {
     package var w0: UInt32
-    var w1: UInt32
+    package var w1: UInt32
     var w2: UInt32
     var w3: UInt32
     var w4: UInt32

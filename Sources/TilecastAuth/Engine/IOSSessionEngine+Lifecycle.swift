@@ -32,11 +32,11 @@ extension IOSSessionEngine {
         scope: String
     ) async throws(IssuanceError) -> IssuedCode {
         let client = try await registeredClient(clientID)
-        guard client.redirectURIs.contains(where: { ExchangeRequest.bytesEqual($0, redirectURI) }) else {
+        guard client.redirectURIs.contains(where: { ASCII.equal($0, redirectURI) }) else {
             throw .unregisteredRedirectURI
         }
         guard let codeChallenge, !codeChallenge.isEmpty else { throw .missingCodeChallenge }
-        guard let codeChallengeMethod, ExchangeRequest.bytesEqual(codeChallengeMethod, "S256") else {
+        guard let codeChallengeMethod, ASCII.equal(codeChallengeMethod, "S256") else {
             throw .unsupportedCodeChallengeMethod
         }
         let challenge = CodeChallenge(method: .s256, value: codeChallenge)

@@ -40,34 +40,7 @@ extension EndpointRequest {
     /// Whether there is exactly one `Content-Type` and it is `application/json`, with no charset or the
     /// charset `utf-8` (or `utf8`) (RFC 8259 §8.1: JSON exchanged between systems is UTF-8).
     private var hasJSONContentType: Bool {
-        let values = headers.values(for: "Content-Type")
-        guard values.count == 1 else { return false }
-        let parts = values[0].split(separator: ";", omittingEmptySubsequences: false)
-        guard Self.equalsIgnoringCase(Self.trimmed(parts[0]), "application/json") else { return false }
-        for parameter in parts.dropFirst() {
-            let pair = parameter.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            guard pair.count == 2, Self.equalsIgnoringCase(Self.trimmed(pair[0]), "charset") else { continue }
-            var charset = Self.trimmed(pair[1])
-            if charset.count >= 2, charset.hasPrefix("\""), charset.hasSuffix("\"") {
-                charset = charset.dropFirst().dropLast()
-            }
-            // `utf8` is not a registered name, but common enough in clients to accept as the same.
-            guard Self.equalsIgnoringCase(charset, "utf-8") || Self.equalsIgnoringCase(charset, "utf8") else {
-                return false
-            }
-        }
-        return true
-    }
-
-    private static func trimmed(_ text: Substring) -> Substring {
-        var text = text
-        while let first = text.first, first == " " || first == "\t" { text = text.dropFirst() }
-        while let last = text.last, last == " " || last == "\t" { text = text.dropLast() }
-        return text
-    }
-
-    private static func equalsIgnoringCase(_ text: Substring, _ expected: String) -> Bool {
-        text.utf8.count == expected.utf8.count
-            && zip(text.utf8, expected.utf8).allSatisfy { HTTPHeaders.asciiLowercase($0) == $1 }
+        guard headers.count(of: "Content-Type") == 1, let value = headers["Content-Type"] else { return false }
+        return MediaType.isJSON(value)
     }
 }

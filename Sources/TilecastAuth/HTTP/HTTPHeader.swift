@@ -16,7 +16,7 @@ public struct HTTPHeader: Hashable, Sendable {
 extension HTTPHeader: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Whether the field can carry a secret — an access token, a session id — and must not be printed.
     public var isSensitive: Bool {
-        ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains { HTTPHeaders.namesMatch(name, $0) }
+        ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains { ASCII.equalIgnoringCase(name, $0) }
     }
 
     /// `name: value`, with the value masked for ``isSensitive`` fields.

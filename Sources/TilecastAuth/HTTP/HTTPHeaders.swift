@@ -24,28 +24,28 @@ public struct HTTPHeaders: Hashable, Sendable {
 
     /// The values of every field called `name`, in order.
     public func values(for name: String) -> [String] {
-        fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
+        var values: [String] = []
+        for field in fields where ASCII.equalIgnoringCase(field.name, name) {
+            values.append(field.value)
+        }
+        return values
     }
 
-    /// The value of the only field called `name`; `nil` when there is none.
+    /// The value of the first field called `name`; `nil` when there is none.
     public subscript(name: String) -> String? {
-        fields.first { Self.namesMatch($0.name, name) }?.value
+        for field in fields where ASCII.equalIgnoringCase(field.name, name) {
+            return field.value
+        }
+        return nil
     }
 
     /// How many fields are called `name`.
     public func count(of name: String) -> Int {
-        fields.reduce(0) { $0 + (Self.namesMatch($1.name, name) ? 1 : 0) }
-    }
-
-    /// Compares two field names ASCII-case-insensitively without allocating.
-    static func namesMatch(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.count == rhs.utf8.count
-            && lhs.utf8.elementsEqual(rhs.utf8) { asciiLowercase($0) == asciiLowercase($1) }
-    }
-
-    @inline(__always)
-    static func asciiLowercase(_ byte: UInt8) -> UInt8 {
-        (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+        var count = 0
+        for field in fields where ASCII.equalIgnoringCase(field.name, name) {
+            count += 1
+        }
+        return count
     }
 }
 

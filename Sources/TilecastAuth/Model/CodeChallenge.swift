@@ -21,23 +21,52 @@ public struct CodeChallenge: Hashable, Sendable {
         public static let plain = Method(rawValue: "plain")
     }
 
-    /// The method the challenge was made with.
-    public var method: Method
-    /// The `code_challenge` value as the client sent it.
-    public var value: String
+    /// How the challenge is held. An S256 challenge in its canonical form — the only kind that can ever
+    /// be redeemed, and so the only kind a store holds many of — is kept as its 32-byte digest: the text
+    /// is its base64url and is rebuilt on demand. Anything else is kept as sent, to be refused.
+    private enum Storage: Hashable, Sendable {
+        case s256(SHA256Words)
+        case other(method: Method, value: String)
+    }
 
-    public init(method: Method, value: String) {
-        self.method = method
-        self.value = value
+    private var storage: Storage
+
+    /// The method the challenge was made with.
+    public var method: Method {
+        get {
+            switch storage {
+            case .s256: .s256
+            case .other(let method, _): method
+            }
+        }
+        set { self = CodeChallenge(method: newValue, value: value) }
+    }
+
+    /// The `code_challenge` value as the client sent it.
+    public var value: String {
+        get {
+            switch storage {
+            case .s256(let digest): digest.withBytes { Base64URL.encode($0) }
+            case .other(_, let value): value
+            }
+        }
+        set { self = CodeChallenge(method: method, value: newValue) }
     }
 
     /// The SHA-256 digest an S256 challenge encodes, or `nil` for another method or a value that is not
-    /// the canonical base64url of 32 bytes (43 characters).
+    /// the canonical base64url of 32 bytes (43 characters). Decoded once, when the challenge is made, so
+    /// that verifying a code does no base64 work.
     var s256Digest: SHA256Words? {
-        guard method == .s256, value.utf8.count == 43, let bytes = Base64URL.decode(value), bytes.count == 32 else {
-            return nil
+        guard case .s256(let digest) = storage else { return nil }
+        return digest
+    }
+
+    public init(method: Method, value: String) {
+        if ASCII.equal(method.rawValue, Method.s256.rawValue), let digest = Base64URL.decodeDigest(value) {
+            storage = .s256(digest)
+        } else {
+            storage = .other(method: method, value: value)
         }
-        return SecretDigest(bytes: bytes)?.words
     }
 }
 

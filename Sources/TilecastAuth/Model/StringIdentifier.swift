@@ -22,7 +22,7 @@ extension _StringIdentifier {
     }
 
     public static func == (lhs: Self, rhs: Self) -> Bool {
-        lhs.rawValue.utf8.elementsEqual(rhs.rawValue.utf8)
+        ASCII.equal(lhs.rawValue, rhs.rawValue)
     }
 
     public func hash(into hasher: inout Hasher) {

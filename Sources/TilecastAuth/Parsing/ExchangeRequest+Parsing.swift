@@ -10,18 +10,10 @@ extension ExchangeRequest {
     /// ignored, whatever their type (RFC 6749 §3.2). A member that is `null` or `""` counts as absent
     /// (RFC 6749 §3.2: "Parameters sent without a value MUST be treated as if they were omitted").
     static func parse(_ body: [UInt8], configuration: EngineConfiguration) throws(EndpointError) -> ExchangeRequest {
-        let parsed = body.withUnsafeBytes { bytes -> Result<[(name: String, value: JSONValue)], JSONParseError> in
-            do throws(JSONParseError) {
-                return .success(try JSONObjectParser.parse(bytes))
-            } catch {
-                return .failure(error)
-            }
-        }
-        let members: [(name: String, value: JSONValue)]
-        switch parsed {
-        case .success(let parsedMembers):
-            members = parsedMembers
-        case .failure(let error):
+        let members: [(name: JSONText, value: JSONValue)]
+        do throws(JSONParseError) {
+            members = try JSONObjectParser.parse(body)
+        } catch {
             throw EndpointError(
                 error.kind == .duplicateMember ? .duplicateMember : .malformedBody(detail: error.detail)
             )
@@ -31,14 +23,14 @@ extension ExchangeRequest {
         guard let grantType = try parameters.string("grant_type") else {
             throw EndpointError(.missingParameter(name: "grant_type"))
         }
-        let isCodeGrant = Self.bytesEqual(grantType, "authorization_code")
-        guard isCodeGrant || Self.bytesEqual(grantType, "refresh_token") else {
+        let isCodeGrant = grantType.equals("authorization_code")
+        guard isCodeGrant || grantType.equals("refresh_token") else {
             throw EndpointError(.unsupportedGrantType)
         }
         guard let clientID = try parameters.string("client_id") else {
             throw EndpointError(.missingParameter(name: "client_id"))
         }
-        guard Self.bytesEqual(clientID, configuration.servedClient.rawValue) else {
+        guard clientID.equals(configuration.servedClient.rawValue) else {
             throw EndpointError(.unknownClient)
         }
 
@@ -51,7 +43,7 @@ extension ExchangeRequest {
                 throw EndpointError(.missingParameter(name: "code_verifier"))
             }
             guard PKCE.isWellFormedVerifier(codeVerifier) else { throw EndpointError(.malformedCodeVerifier) }
-            guard Self.bytesEqual(redirectURI, configuration.callbackURI) else {
+            guard redirectURI.equals(configuration.callbackURI) else {
                 throw EndpointError(.redirectURIMismatch)
             }
             return .authorizationCode(
@@ -64,11 +56,5 @@ extension ExchangeRequest {
             let studioSession = try parameters.bool("studio_session") ?? false
             return .refreshToken(RefreshToken(refreshToken: refreshToken, studioSession: studioSession))
         }
-    }
-
-    /// Byte-for-byte equality (RFC 3986 §6.2.1 simple string comparison). `String`'s `==` is not: it
-    /// treats canonically equivalent strings as equal — U+212A KELVIN SIGN equals `K`.
-    static func bytesEqual(_ lhs: String, _ rhs: String) -> Bool {
-        lhs.utf8.count == rhs.utf8.count && lhs.utf8.elementsEqual(rhs.utf8)
     }
 }

@@ -6,17 +6,17 @@ enum ExchangeRequest {
     /// `grant_type=authorization_code` (RFC 6749 §4.1.3, RFC 7636 §4.5).
     struct AuthorizationCode {
         /// The code as presented.
-        var code: String
+        var code: JSONText
         /// The redirect URI as presented; already known to equal the configured callback byte for byte.
-        var redirectURI: String
+        var redirectURI: JSONText
         /// The PKCE verifier; already known to be 43–128 unreserved characters.
-        var codeVerifier: String
+        var codeVerifier: JSONText
     }
 
     /// `grant_type=refresh_token` (RFC 6749 §6).
     struct RefreshToken {
         /// The refresh token as presented.
-        var refreshToken: String
+        var refreshToken: JSONText
         /// Whether to start a new Studio session that replaces the grant's earlier one.
         var studioSession: Bool
     }

@@ -16,24 +16,40 @@ struct JSONObjectParser {
     /// The deepest nesting accepted, counting the top-level object as 1.
     static let maximumDepth = 32
 
+    /// The body, which the texts of unescaped strings are slices of.
+    private let body: [UInt8]
+    /// The same bytes, for scanning without bounds checks on every step.
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
 
-    private init(bytes: UnsafeRawBufferPointer) {
+    private init(body: [UInt8], bytes: UnsafeRawBufferPointer) {
+        self.body = body
         self.bytes = bytes
     }
 
-    /// Parses `bytes` as one JSON object and returns its members in order.
-    static func parse(_ bytes: UnsafeRawBufferPointer) throws(JSONParseError) -> [(name: String, value: JSONValue)] {
-        var parser = JSONObjectParser(bytes: bytes)
-        parser.skipWhitespace()
-        guard parser.peek() == UInt8(ascii: "{") else {
-            throw JSONParseError(kind: parser.index < bytes.count ? .notAnObject : .unexpectedEnd, offset: parser.index)
+    /// Parses `body` as one JSON object and returns its members in order.
+    static func parse(_ body: [UInt8]) throws(JSONParseError) -> [(name: JSONText, value: JSONValue)] {
+        let result = body.withUnsafeBytes { bytes -> Result<[(name: JSONText, value: JSONValue)], JSONParseError> in
+            var parser = JSONObjectParser(body: body, bytes: bytes)
+            do throws(JSONParseError) {
+                return .success(try parser.parseDocument())
+            } catch {
+                return .failure(error)
+            }
         }
-        var members: [(name: String, value: JSONValue)] = []
-        try parser.parseObject(depth: 1) { name, value in members.append((name, value)) }
-        parser.skipWhitespace()
-        guard parser.index == bytes.count else { throw JSONParseError(kind: .trailingContent, offset: parser.index) }
+        return try result.get()
+    }
+
+    private mutating func parseDocument() throws(JSONParseError) -> [(name: JSONText, value: JSONValue)] {
+        skipWhitespace()
+        guard peek() == UInt8(ascii: "{") else {
+            throw JSONParseError(kind: index < bytes.count ? .notAnObject : .unexpectedEnd, offset: index)
+        }
+        var members: [(name: JSONText, value: JSONValue)] = []
+        members.reserveCapacity(8)
+        try parseObject(depth: 1) { name, value in members.append((name, value)) }
+        skipWhitespace()
+        guard index == bytes.count else { throw JSONParseError(kind: .trailingContent, offset: index) }
         return members
     }
 
@@ -42,7 +58,7 @@ struct JSONObjectParser {
     /// Parses an object whose `{` is at the cursor, reporting each member to `member`.
     private mutating func parseObject(
         depth: Int,
-        member: (String, JSONValue) -> Void
+        member: (JSONText, JSONValue) -> Void
     ) throws(JSONParseError) {
         guard depth <= Self.maximumDepth else { throw JSONParseError(kind: .tooDeep, offset: index) }
         index += 1  // {
@@ -167,20 +183,22 @@ struct JSONObjectParser {
     }
 
     /// Parses the string whose opening quote is at the cursor.
-    private mutating func parseString() throws(JSONParseError) -> String {
+    private mutating func parseString() throws(JSONParseError) -> JSONText {
         index += 1  // "
         let start = index
-        // Fast path: no escapes. Validation of UTF-8 is left to String(validating:).
+        // Fast path: no escapes. ASCII needs no validation; other UTF-8 is left to String(validating:).
+        var isASCII = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let content = UnsafeRawBufferPointer(rebasing: bytes[start..<index])
+                let content = body[start..<index]
                 index += 1
-                guard let string = String(validating: content, as: UTF8.self) else {
+                guard isASCII || Self.isValidUTF8(content) else {
                     throw JSONParseError(kind: .invalidUTF8, offset: start)
                 }
-                return string
+                return JSONText(content)
             }
+            isASCII = isASCII && byte < 0x80
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw JSONParseError(kind: .unescapedControlCharacter, offset: index) }
             index += 1
@@ -190,17 +208,17 @@ struct JSONObjectParser {
     }
 
     /// The slow path of ``parseString()``: decodes escapes from `start` up to the closing quote.
-    private mutating func parseEscapedString(from start: Int) throws(JSONParseError) -> String {
+    private mutating func parseEscapedString(from start: Int) throws(JSONParseError) -> JSONText {
         var decoded = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard let string = String(validating: decoded, as: UTF8.self) else {
+                guard Self.isValidUTF8(decoded[...]) else {
                     throw JSONParseError(kind: .invalidUTF8, offset: start)
                 }
-                return string
+                return JSONText(decoded[...])
             case UInt8(ascii: "\\"):
                 let escapeOffset = index
                 index += 1
@@ -227,6 +245,12 @@ struct JSONObjectParser {
             }
         }
         throw JSONParseError(kind: .unexpectedEnd, offset: index)
+    }
+
+    /// Whether `bytes` are well-formed UTF-8 (RFC 3629 §4: no overlong forms, no surrogates, nothing past
+    /// U+10FFFF) — the standard library's validation, which `String(validating:)` applies.
+    private static func isValidUTF8(_ bytes: ArraySlice<UInt8>) -> Bool {
+        String(validating: bytes, as: UTF8.self) != nil
     }
 
     /// Parses the four hex digits after `\u` — and a following `\uDC00`–`\uDFFF` when they are a high

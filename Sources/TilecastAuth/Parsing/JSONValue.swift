@@ -6,7 +6,7 @@
 /// duplicate names, not too deep — and then skipped, since RFC 6749 §3.2 has the server ignore
 /// parameters it does not recognise.
 enum JSONValue: Equatable {
-    case string(String)
+    case string(JSONText)
     case number
     case bool(Bool)
     case null

@@ -10,20 +10,20 @@
 struct MemberNames {
     private static let linearLimit = 16
 
-    private var small: [String] = []
-    private var large: Set<[UInt8]>?
+    private var small: [JSONText] = []
+    private var large: Set<JSONText>?
 
     /// Records `name`; returns `false` if the object already had it.
-    mutating func insert(_ name: String) -> Bool {
+    mutating func insert(_ name: JSONText) -> Bool {
         if large != nil {
-            return large!.insert(Array(name.utf8)).inserted
+            return large!.insert(name).inserted
         }
-        for existing in small where existing.utf8.elementsEqual(name.utf8) {
+        for existing in small where existing == name {
             return false
         }
         small.append(name)
         if small.count > Self.linearLimit {
-            large = Set(small.map { Array($0.utf8) })
+            large = Set(small)
             small = []
         }
         return true

@@ -13,54 +13,104 @@ import Darwin
 /// The engine keys attempts by the trusted peer address (see ``EndpointRequest/peerAddress``). IPv6
 /// addresses are keyed by their /64 prefix — one subscriber usually holds a whole /64, and keying each
 /// address separately would give a client 2^64 buckets. An IPv4-mapped IPv6 address is keyed as the
-/// IPv4 address, and a port, if the server left one on, is dropped.
+/// IPv4 address, and a port, if the server left one on, is dropped. Addresses are kept as numbers, so a
+/// key costs no allocation and hashes quickly on every request.
 public struct RateLimitKey: Hashable, Sendable {
-    /// The key as text, for example `ip:192.0.2.7` or `ip6:2001:db8:0:1::/64`.
-    public let rawValue: String
+    private enum Storage: Hashable, Sendable {
+        case ipv4(UInt32)
+        case ipv6Prefix(UInt64)
+        case other(String)
+    }
 
+    private let storage: Storage
+
+    private init(_ storage: Storage) {
+        self.storage = storage
+    }
+
+    /// A key of the limiter's own choosing, such as an account or a tenant.
     public init(rawValue: String) {
-        self.rawValue = rawValue
+        self.storage = .other(rawValue)
+    }
+
+    /// The key as text, for example `ip:192.0.2.7`, `ip6:2001:db8:0:1::/64` or `peer:…`.
+    public var rawValue: String {
+        switch storage {
+        case .ipv4(let address):
+            return "ip:\(address >> 24).\((address >> 16) & 0xFF).\((address >> 8) & 0xFF).\(address & 0xFF)"
+        case .ipv6Prefix(let prefix):
+            let groups = stride(from: 48, through: 0, by: -16).map {
+                String((prefix >> UInt64($0)) & 0xFFFF, radix: 16)
+            }
+            return "ip6:\(groups.joined(separator: ":"))::/64"
+        case .other(let text):
+            return text
+        }
     }
 
     /// The key for a peer address; all requests without an address share one key.
     public static func peer(_ address: String?) -> RateLimitKey {
-        guard let address, !address.isEmpty else { return RateLimitKey(rawValue: "ip:unknown") }
-        let host = Self.hostPart(of: address)
-        if let octets = Self.parseIPv4(host) {
-            return RateLimitKey(rawValue: "ip:\(octets.map(String.init).joined(separator: "."))")
+        guard let address, !address.isEmpty else { return RateLimitKey(.other("ip:unknown")) }
+        if let ipv4 = parseIPv4(address) {
+            return RateLimitKey(.ipv4(ipv4))
         }
-        if let bytes = Self.parseIPv6(host) {
+        let host = hostPart(of: address)
+        if let ipv4 = parseIPv4(host) {
+            return RateLimitKey(.ipv4(ipv4))
+        }
+        if let bytes = parseIPv6(host) {
             let isMapped = bytes[0..<10].allSatisfy { $0 == 0 } && bytes[10] == 0xFF && bytes[11] == 0xFF
             if isMapped {
-                return RateLimitKey(rawValue: "ip:\(bytes[12...].map(String.init).joined(separator: "."))")
+                return RateLimitKey(.ipv4(bytes[12...].reduce(0) { $0 << 8 | UInt32($1) }))
             }
-            let groups = stride(from: 0, to: 8, by: 2).map {
-                String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16)
-            }
-            return RateLimitKey(rawValue: "ip6:\(groups.joined(separator: ":"))::/64")
+            return RateLimitKey(.ipv6Prefix(bytes[0..<8].reduce(0) { $0 << 8 | UInt64($1) }))
         }
         // Not an address: a Unix socket path or a name the server chose. Keep it as given.
-        return RateLimitKey(rawValue: "peer:\(address)")
+        return RateLimitKey(.other("peer:\(address)"))
     }
 
-    /// Strips a port (`192.0.2.7:443`, `[2001:db8::1]:443`) and an IPv6 zone (`fe80::1%eth0`).
+    /// A dotted-quad IPv4 address, with or without a `:port`, as a number — parsed by hand, since this
+    /// runs on every request; `nil` for anything else.
+    private static func parseIPv4(_ text: String) -> UInt32? {
+        var text = text
+        return text.withUTF8 { bytes -> UInt32? in
+            var address: UInt32 = 0
+            var octet: UInt32 = 0
+            var digits = 0
+            var dots = 0
+            for byte in bytes {
+                switch byte {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"):
+                    octet = octet * 10 + UInt32(byte - UInt8(ascii: "0"))
+                    digits += 1
+                    guard digits <= 3, octet <= 255 else { return nil }
+                case UInt8(ascii: "."):
+                    guard digits > 0, dots < 3 else { return nil }
+                    address = address << 8 | octet
+                    (octet, digits, dots) = (0, 0, dots + 1)
+                case UInt8(ascii: ":"):
+                    // A port follows the fourth octet; stop reading.
+                    guard dots == 3, digits > 0 else { return nil }
+                    return address << 8 | octet
+                default:
+                    return nil
+                }
+            }
+            guard dots == 3, digits > 0 else { return nil }
+            return address << 8 | octet
+        }
+    }
+
+    /// Strips a port (`[2001:db8::1]:443`) and an IPv6 zone (`fe80::1%eth0`).
     private static func hostPart(of address: String) -> String {
         var host = Substring(address)
         if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
             host = host[host.index(after: host.startIndex)..<close]
-        } else if host.filter({ $0 == ":" }).count == 1, let colon = host.firstIndex(of: ":") {
-            host = host[..<colon]
         }
         if let percent = host.firstIndex(of: "%") {
             host = host[..<percent]
         }
         return String(host)
-    }
-
-    private static func parseIPv4(_ text: String) -> [UInt8]? {
-        var address = in_addr()
-        guard inet_pton(AF_INET, text, &address) == 1 else { return nil }
-        return withUnsafeBytes(of: &address) { Array($0) }
     }
 
     private static func parseIPv6(_ text: String) -> [UInt8]? {

@@ -57,21 +57,32 @@ public struct OpaqueToken: Sendable {
     /// store's answer to ``digest``.
     public init?(presented value: String, as kind: SecretKind) {
         var value = value
-        let wellFormed = value.withUTF8 { bytes -> Bool in
-            guard bytes.count == SecretKind.encodedLength else { return false }
-            var index = 0
-            for byte in kind.prefix.utf8 {
-                guard bytes[index] == byte else { return false }
-                index += 1
-            }
-            while index < bytes.count {
-                guard Base64URL.value(of: bytes[index]) != nil else { return false }
-                index += 1
-            }
-            return true
-        }
-        guard wellFormed else { return nil }
+        guard value.withUTF8({ Self.isWellFormed(UnsafeRawBufferPointer($0), as: kind) }) else { return nil }
         self.init(kind: kind, unredactedValue: value, digest: SecretDigest(of: value))
+    }
+
+    /// The digest of a secret a client presented in a request body, or `nil` when the text cannot be a
+    /// secret of `kind` — the check of ``init(presented:as:)`` without making a `String` of the secret.
+    static func presentedDigest(_ text: JSONText, as kind: SecretKind) -> SecretDigest? {
+        text.withBytes { bytes in
+            isWellFormed(bytes, as: kind) ? SecretDigest(words: SHA256.hash(bytes)) : nil
+        }
+    }
+
+    /// Whether `bytes` have the shape of a secret of `kind`: its prefix, then base64url, at the minted
+    /// length.
+    private static func isWellFormed(_ bytes: UnsafeRawBufferPointer, as kind: SecretKind) -> Bool {
+        guard bytes.count == SecretKind.encodedLength else { return false }
+        var index = 0
+        for byte in kind.prefix.utf8 {
+            guard bytes[index] == byte else { return false }
+            index += 1
+        }
+        while index < bytes.count {
+            guard Base64URL.value(of: bytes[index]) != nil else { return false }
+            index += 1
+        }
+        return true
     }
 }
 

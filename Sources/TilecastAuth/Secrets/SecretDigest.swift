@@ -9,7 +9,7 @@
 ///
 /// Stores look records up by digest. Equality and hashing on a digest are ordinary (not constant-time):
 /// learning how a digest compares to a stored one tells an attacker nothing about any secret.
-public struct SecretDigest: Hashable, Sendable {
+public struct SecretDigest: Sendable {
     let words: SHA256Words
 
     init(words: SHA256Words) {
@@ -56,6 +56,19 @@ public struct SecretDigest: Hashable, Sendable {
             text.append(digits[Int(byte & 0x0F)])
         }
         return text
+    }
+}
+
+extension SecretDigest: Hashable {
+    public static func == (lhs: SecretDigest, rhs: SecretDigest) -> Bool {
+        lhs.words == rhs.words
+    }
+
+    /// Hashes the first 64 bits only. A digest is SHA-256 output, uniformly distributed, and the hasher
+    /// is seeded per process, so nobody can choose digests that crowd one bucket; the other 192 bits
+    /// would only cost time on every lookup.
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(UInt64(words.w0) << 32 | UInt64(words.w1))
     }
 }
 

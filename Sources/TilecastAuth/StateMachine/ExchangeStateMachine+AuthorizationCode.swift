@@ -25,7 +25,7 @@ extension ExchangeStateMachine {
         }
         guard let code else { return refuse(.codeNotFound) }
         guard code.client == configuration.servedClient else { return refuse(.codeIssuedToAnotherClient) }
-        guard ExchangeRequest.bytesEqual(code.redirectURI, exchange.redirectURI) else {
+        guard exchange.redirectURI.equals(code.redirectURI) else {
             return refuse(.redirectURIMismatch)
         }
         guard code.challenge?.s256Digest != nil else { return refuse(.codeWithoutS256Challenge) }

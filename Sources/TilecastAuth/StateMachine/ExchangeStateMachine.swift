@@ -129,17 +129,17 @@ struct ExchangeStateMachine {
         }
         switch parsed {
         case .authorizationCode(let exchange):
-            guard let code = OpaqueToken(presented: exchange.code, as: .authorizationCode) else {
+            guard let digest = OpaqueToken.presentedDigest(exchange.code, as: .authorizationCode) else {
                 return refuse(.codeNotFound)
             }
-            state = .loadingCode(exchange, code.digest)
-            return .loadCode(code.digest)
+            state = .loadingCode(exchange, digest)
+            return .loadCode(digest)
         case .refreshToken(let exchange):
-            guard let token = OpaqueToken(presented: exchange.refreshToken, as: .refreshToken) else {
+            guard let digest = OpaqueToken.presentedDigest(exchange.refreshToken, as: .refreshToken) else {
                 return refuse(.refreshTokenNotFound)
             }
-            state = .loadingRefreshToken(exchange, token.digest)
-            return .loadRefreshToken(token.digest)
+            state = .loadingRefreshToken(exchange, digest)
+            return .loadRefreshToken(digest)
         }
     }
 

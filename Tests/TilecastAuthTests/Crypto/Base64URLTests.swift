@@ -37,4 +37,27 @@ struct Base64URLTests {
     func refusesNonCanonical(text: String) {
         #expect(Base64URL.decode(text) == nil)
     }
+
+    @Test("A digest's canonical 43-character encoding decodes to the same words as the general decoder")
+    func digestDecoding() {
+        for seed in 0..<64 {
+            let bytes = (0..<32).map { UInt8(truncatingIfNeeded: $0 &* 73 &+ seed &* 29) }
+            let text = Base64URL.encode(bytes)
+            let words = Base64URL.decodeDigest(text)
+            #expect(words?.bytes == bytes)
+        }
+    }
+
+    @Test(
+        "A digest decoder refuses every other length, alphabet and non-zero trailing bits",
+        arguments: [
+            "", "AAAA", String(repeating: "A", count: 42), String(repeating: "A", count: 44),
+            String(repeating: "A", count: 42) + "B",  // the last character's low 2 bits must be zero
+            String(repeating: "A", count: 42) + "=", String(repeating: "A", count: 41) + "+A",
+            String(repeating: "A", count: 41) + "/A", String(repeating: "A", count: 41) + "é",
+        ]
+    )
+    func digestDecodingRefuses(text: String) {
+        #expect(Base64URL.decodeDigest(text) == nil)
+    }
 }

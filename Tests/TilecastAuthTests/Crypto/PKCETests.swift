@@ -13,7 +13,7 @@ struct PKCETests {
         ]
     )
     func wellFormed(verifier: String) {
-        #expect(PKCE.isWellFormedVerifier(verifier))
+        #expect(PKCE.isWellFormedVerifier(JSONText(verifier)))
     }
 
     @Test(
@@ -25,6 +25,6 @@ struct PKCETests {
         ]
     )
     func malformed(verifier: String) {
-        #expect(!PKCE.isWellFormedVerifier(verifier))
+        #expect(!PKCE.isWellFormedVerifier(JSONText(verifier)))
     }
 }

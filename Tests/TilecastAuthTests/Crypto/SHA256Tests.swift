@@ -70,10 +70,10 @@ struct SHA256Tests {
         #expect(SHA256.hash(utf8: verifier).bytes == octets)
         #expect(PKCE.s256Challenge(for: verifier) == "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
         let challenge = CodeChallenge(method: .s256, value: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM")
-        #expect(PKCE.verify(verifier, against: challenge))
-        #expect(!PKCE.verify(verifier.replacingOccurrences(of: "d", with: "e"), against: challenge))
-        #expect(!PKCE.verify(verifier, against: CodeChallenge(method: .plain, value: verifier)))
-        #expect(!PKCE.verify(verifier, against: nil))
+        #expect(PKCE.verify(JSONText(verifier), against: challenge))
+        #expect(!PKCE.verify(JSONText(verifier.replacingOccurrences(of: "d", with: "e")), against: challenge))
+        #expect(!PKCE.verify(JSONText(verifier), against: CodeChallenge(method: .plain, value: verifier)))
+        #expect(!PKCE.verify(JSONText(verifier), against: nil))
     }
 }
 

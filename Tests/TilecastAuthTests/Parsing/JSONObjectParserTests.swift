@@ -5,20 +5,12 @@ import Testing
 @testable import TilecastAuth
 
 struct JSONObjectParserTests {
-    private func parse(_ text: String) throws(JSONParseError) -> [(name: String, value: JSONValue)] {
-        let bytes = Array(text.utf8)
-        return try parse(bytes)
+    private func parse(_ text: String) throws(JSONParseError) -> [(name: JSONText, value: JSONValue)] {
+        try JSONObjectParser.parse(Array(text.utf8))
     }
 
-    private func parse(_ bytes: [UInt8]) throws(JSONParseError) -> [(name: String, value: JSONValue)] {
-        let result = bytes.withUnsafeBytes { buffer -> Result<[(name: String, value: JSONValue)], JSONParseError> in
-            do throws(JSONParseError) {
-                return .success(try JSONObjectParser.parse(buffer))
-            } catch {
-                return .failure(error)
-            }
-        }
-        return try result.get()
+    private func parse(_ bytes: [UInt8]) throws(JSONParseError) -> [(name: JSONText, value: JSONValue)] {
+        try JSONObjectParser.parse(bytes)
     }
 
     @Test("Members come back in order with their values")

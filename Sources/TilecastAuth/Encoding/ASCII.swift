@@ -1,0 +1,67 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Musl)
+import Musl
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Byte-level comparisons of strings, without `String`'s Unicode machinery.
+///
+/// Identifiers, URIs, header names and JSON member names are compared as bytes: canonical equivalence
+/// would make look-alikes equal, and the generic `elementsEqual` over `UTF8View` costs far more than a
+/// `memcmp`.
+enum ASCII {
+    /// Whether two strings have the same UTF-8 bytes.
+    @inline(__always)
+    static func equal(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.count == rhs.utf8.count
+            && withBytes(lhs, rhs) { left, right in
+                left.count == 0 || memcmp(left.baseAddress!, right.baseAddress!, left.count) == 0
+            }
+    }
+
+    /// Whether two strings are equal when ASCII letters are compared without case (RFC 9110 §5.1 for
+    /// field names, §8.3.1 for media types).
+    @inline(__always)
+    static func equalIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
+        lhs.utf8.count == rhs.utf8.count
+            && withBytes(lhs, rhs) { left, right in
+                for index in 0..<left.count where lowercase(left[index]) != lowercase(right[index]) {
+                    return false
+                }
+                return true
+            }
+    }
+
+    /// Whether `text` starts with `prefix`, ASCII letters compared without case.
+    static func hasPrefixIgnoringCase(_ text: String, _ prefix: String) -> Bool {
+        text.utf8.count >= prefix.utf8.count
+            && withBytes(text, prefix) { left, right in
+                for index in 0..<right.count where lowercase(left[index]) != lowercase(right[index]) {
+                    return false
+                }
+                return true
+            }
+    }
+
+    /// An ASCII letter in lower case; any other byte unchanged.
+    @inline(__always)
+    static func lowercase(_ byte: UInt8) -> UInt8 {
+        (byte >= 0x41 && byte <= 0x5A) ? byte | 0x20 : byte
+    }
+
+    /// Calls `body` with the UTF-8 bytes of both strings.
+    @inline(__always)
+    private static func withBytes(
+        _ lhs: String,
+        _ rhs: String,
+        _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
+    ) -> Bool {
+        var lhs = lhs
+        var rhs = rhs
+        return lhs.withUTF8 { left in rhs.withUTF8 { right in body(left, right) } }
+    }
+}

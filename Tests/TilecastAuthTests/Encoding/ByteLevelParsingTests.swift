@@ -1,0 +1,91 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Testing
+
+@testable import TilecastAuth
+
+/// The byte-level readers that replaced `String` and `Substring` processing on the request path, checked
+/// against what the slower code they replaced answered.
+struct ByteLevelParsingTests {
+    @Test("Byte equality is exact: no case folding, no canonical equivalence")
+    func asciiEquality() {
+        #expect(ASCII.equal("tilecast-ios", "tilecast-ios"))
+        #expect(ASCII.equal("", ""))
+        #expect(!ASCII.equal("tilecast-ios", "Tilecast-ios"))
+        #expect(!ASCII.equal("tilecast-ios", "tilecast-io"))
+        #expect(!ASCII.equal("\u{E9}", "e\u{301}"))  // equal as Swift Strings, different bytes
+        #expect(ASCII.equalIgnoringCase("Content-Type", "content-type"))
+        #expect(!ASCII.equalIgnoringCase("Content-Type", "content-typ"))
+        #expect(!ASCII.equalIgnoringCase("[", "{"))  // 0x5B and 0x7B differ by the case bit but are not letters
+        #expect(ASCII.hasPrefixIgnoringCase("__HOST-tilecast_session", "__Host-"))
+        #expect(!ASCII.hasPrefixIgnoringCase("__Hos", "__Host-"))
+    }
+
+    @Test(
+        "Content-Type: application/json with an optional UTF-8 charset, in any case and spacing",
+        arguments: [
+            ("application/json", true), ("Application/JSON", true), (" application/json ", true),
+            ("application/json; charset=utf-8", true), ("application/json;charset=UTF8", true),
+            ("application/json; charset=\"utf-8\"", true), ("application/json; foo=bar; charset=utf-8", true),
+            ("application/json; charset=latin1", false), ("application/jsonx", false), ("text/json", false),
+            ("application/json, text/plain", false), ("", false), ("application/json; charset=", false),
+        ]
+    )
+    func mediaType(value: String, isJSON: Bool) {
+        #expect(MediaType.isJSON(value) == isJSON)
+    }
+
+    @Test("Cookie values are found by exact name across fields, trimmed and unquoted")
+    func cookieValues() {
+        let name = "__Host-tilecast_session"
+        #expect(CookieHeader.values(named: name, in: ["theme=dark; __Host-tilecast_session=abc"]) == ["abc"])
+        #expect(CookieHeader.values(named: name, in: ["__Host-tilecast_session=\"abc\""]) == ["abc"])
+        #expect(CookieHeader.values(named: name, in: [" \t__Host-tilecast_session=a=b ;"]) == ["a=b"])
+        #expect(CookieHeader.values(named: name, in: ["__host-tilecast_session=abc"]).isEmpty)
+        #expect(
+            CookieHeader.values(named: name, in: ["x=1", "__Host-tilecast_session=1; __Host-tilecast_session=2"]) == [
+                "1", "2",
+            ]
+        )
+        #expect(CookieHeader.values(named: name, in: [";;", "", "__Host-tilecast_session", "=abc"]).isEmpty)
+        #expect(CookieHeader.values(named: name, in: ["__Host-tilecast_session="]) == [""])
+        #expect(CookieHeader.values(named: name, in: ["__Host-tilecast_session=\""]) == ["\""])
+    }
+
+    @Test("JSON texts compare by bytes with strings and literals")
+    func jsonText() throws {
+        let members = try JSONObjectParser.parse(Array(#"{"grant_type":"refresh_token","x":"caf\u00e9"}"#.utf8))
+        #expect(members[0].name.equals("grant_type"))
+        #expect(members[0].name.equals("grant_type" as String))
+        guard case .string(let grantType) = members[0].value, case .string(let escaped) = members[1].value else {
+            Issue.record("expected string values")
+            return
+        }
+        #expect(grantType.equals("refresh_token"))
+        #expect(!grantType.equals("refresh_tokens"))
+        #expect(escaped.string == "caf\u{E9}")
+        #expect(!escaped.equals("cafe\u{301}"))
+        #expect("\(grantType)" == "JSONText(13 bytes)")  // a secret's text never prints
+    }
+
+    @Test("A canonical S256 challenge is held as its digest and reads back exactly as sent")
+    func codeChallengeStorage() {
+        let value = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
+        let challenge = CodeChallenge(method: .s256, value: value)
+        #expect(challenge.value == value)
+        #expect(challenge.method == .s256)
+        #expect(challenge.s256Digest == Base64URL.decodeDigest(value))
+
+        let plain = CodeChallenge(method: .plain, value: value)
+        #expect(plain.value == value && plain.method == .plain && plain.s256Digest == nil)
+        let nonCanonical = CodeChallenge(method: .s256, value: String(value.dropLast()) + "N")
+        #expect(nonCanonical.value == String(value.dropLast()) + "N" && nonCanonical.s256Digest == nil)
+        #expect(nonCanonical != challenge)
+
+        var changed = challenge
+        changed.method = .plain
+        #expect(changed.s256Digest == nil && changed.value == value)
+        changed.method = .s256
+        #expect(changed == challenge)
+    }
+}
