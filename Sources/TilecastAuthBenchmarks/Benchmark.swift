@@ -36,48 +36,70 @@ public struct Benchmark: Sendable {
         self.options = options
     }
 
-    /// Measures every operation at every store size with one caller, then code exchanges and refreshes
+    /// Stores up to this size are built afresh for every run, so that the grants earlier runs left behind
+    /// do not count as live grants; larger ones are built once and grow by one run's operations at most.
+    public static let rebuiltSizeLimit = 10_000
+
+    /// Measures every operation at every store size with one caller, and code exchanges and refreshes
     /// with two concurrent callers at the smallest size.
-    public func run(progress: (String) -> Void) async throws -> [BenchmarkMeasurement] {
-        var measurements: [BenchmarkMeasurement] = []
+    ///
+    /// The runs are interleaved: round after round, each case is measured once, so a slow minute on a
+    /// shared machine spreads over every case instead of landing on one. `afterRound` runs after each
+    /// round — where the caller measures whatever it compares against, in the same rhythm.
+    public func run(
+        progress: (String) -> Void,
+        afterRound: (Int) async -> Void = { _ in }
+    ) async throws -> [BenchmarkMeasurement] {
+        var cases: [(operation: BenchmarkOperation, size: Int, callers: Int)] = []
         for size in options.liveGrants {
-            progress("preparing a store with \(size) live grants")
-            let world = try await BenchmarkWorld(liveGrants: size)
             for operation in options.operations {
-                var runs: [Double] = []
-                for _ in 0..<options.runs {
-                    runs.append(try await measure(operation, in: world, callers: 1))
-                }
-                let measurement = BenchmarkMeasurement(
-                    operation: operation.rawValue,
-                    liveGrants: size,
-                    callers: 1,
-                    runs: runs,
-                    operationsPerRun: options.operationsPerRun
-                )
-                progress("\(operation.rawValue) at \(size): \(String(format: "%.2f", measurement.median)) µs/op")
-                measurements.append(measurement)
+                cases.append((operation, size, 1))
             }
         }
         if options.parallel, let size = options.liveGrants.first {
-            let world = try await BenchmarkWorld(liveGrants: size)
-            for operation in [BenchmarkOperation.codeExchange, .refresh] {
-                var runs: [Double] = []
-                for _ in 0..<options.runs {
-                    runs.append(try await measure(operation, in: world, callers: 2))
-                }
-                measurements.append(
-                    BenchmarkMeasurement(
-                        operation: operation.rawValue,
-                        liveGrants: size,
-                        callers: 2,
-                        runs: runs,
-                        operationsPerRun: options.operationsPerRun
-                    )
-                )
+            for operation in [BenchmarkOperation.codeExchange, .refresh] where options.operations.contains(operation) {
+                cases.append((operation, size, 2))
             }
         }
-        return measurements
+
+        var persistentWorlds: [Int: BenchmarkWorld] = [:]
+        for size in Set(options.liveGrants) where size > Self.rebuiltSizeLimit {
+            progress("preparing a store with \(size) live grants")
+            // No headroom: the store is left at the capacity its own growth gave it, as in a server.
+            persistentWorlds[size] = try await BenchmarkWorld(liveGrants: size)
+        }
+
+        var samples = Array(repeating: [Double](), count: cases.count)
+        for round in 0..<options.runs {
+            for (index, measured) in cases.enumerated() {
+                let world: BenchmarkWorld
+                if let persistent = persistentWorlds[measured.size] {
+                    world = persistent
+                } else {
+                    // Room for the grants this run's inputs add, so the timed loop never waits for a
+                    // dictionary to double.
+                    world = try await BenchmarkWorld(
+                        liveGrants: measured.size,
+                        headroom: 2 * options.operationsPerRun
+                    )
+                }
+                samples[index].append(try await measure(measured.operation, in: world, callers: measured.callers))
+            }
+            let latest = cases.indices.prefix(3).map { index in
+                "\(cases[index].operation.rawValue) \(String(format: "%.2f", samples[index][round])) µs"
+            }
+            progress("round \(round + 1) of \(options.runs): \(latest.joined(separator: ", ")), …")
+            await afterRound(round)
+        }
+        return cases.indices.map { index in
+            BenchmarkMeasurement(
+                operation: cases[index].operation.rawValue,
+                liveGrants: cases[index].size,
+                callers: cases[index].callers,
+                runs: samples[index],
+                operationsPerRun: options.operationsPerRun
+            )
+        }
     }
 
     /// One run: prepares the inputs untimed, then times `operationsPerRun` operations spread over

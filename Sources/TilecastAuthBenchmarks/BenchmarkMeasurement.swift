@@ -9,8 +9,12 @@ public struct BenchmarkMeasurement: Sendable {
     public let runs: [Double]
     public let operationsPerRun: Int
 
-    public var median: Double {
-        let sorted = runs.sorted()
+    public var median: Double { Self.median(of: runs) }
+
+    /// The median of `values`; 0 for none.
+    public static func median(of values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
         let middle = sorted.count / 2
         return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
     }

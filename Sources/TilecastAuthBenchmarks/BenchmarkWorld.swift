@@ -13,10 +13,15 @@ final class BenchmarkWorld {
     let store: InMemoryGrantStore
     let engine: IOSSessionEngine
 
-    init(liveGrants: Int) async throws {
-        store = InMemoryGrantStore(clients: [
-            Client(id: .tilecastIOS, redirectURIs: [Self.callback], allowedScopeTokens: ["tiles:read", "profile"])
-        ])
+    /// A world with `liveGrants` live grants, its store sized for `liveGrants + headroom` the way a
+    /// server sizes its store for the load it expects (``InMemoryGrantStore/init(clients:expectedLiveGrants:)``).
+    init(liveGrants: Int, headroom: Int = 0) async throws {
+        store = InMemoryGrantStore(
+            clients: [
+                Client(id: .tilecastIOS, redirectURIs: [Self.callback], allowedScopeTokens: ["tiles:read", "profile"])
+            ],
+            expectedLiveGrants: liveGrants + headroom
+        )
         engine = try IOSSessionEngine(
             store: store,
             accounts: InMemoryAccountDirectory(activeAccounts: [Self.account]),

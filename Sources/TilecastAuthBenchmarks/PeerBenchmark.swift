@@ -5,11 +5,22 @@ import Foundation
 /// The peer libraries' token endpoints (oauthlib, Authlib), run by `shared/bench/run-peers` on the same
 /// work, so that ratios are measured side by side on one machine in one run.
 public enum PeerBenchmark: Sendable {
-    /// One peer's result: median µs/op of each operation over its runs.
+    /// One peer's result: µs/op of each operation in each run, and their medians.
     public struct Result: Sendable {
         public let library: String
-        public let codeExchange: Double
-        public let refresh: Double
+        public var codeExchangeRuns: [Double]
+        public var refreshRuns: [Double]
+
+        public var codeExchange: Double { BenchmarkMeasurement.median(of: codeExchangeRuns) }
+        public var refresh: Double { BenchmarkMeasurement.median(of: refreshRuns) }
+
+        /// This result with the runs of `other`, a later measurement of the same library, added.
+        public func adding(_ other: Result) -> Result {
+            var combined = self
+            combined.codeExchangeRuns += other.codeExchangeRuns
+            combined.refreshRuns += other.refreshRuns
+            return combined
+        }
     }
 
     /// Runs the script with `operations` per run and `runs` runs; `nil` when it cannot run.
@@ -24,15 +35,12 @@ public enum PeerBenchmark: Sendable {
             else { continue }
             samples[String(fields[0]), default: [:]][String(fields[1]), default: []].append(value)
         }
-        func median(_ values: [Double]?) -> Double? {
-            guard let values, !values.isEmpty else { return nil }
-            return values.sorted()[values.count / 2]
-        }
-        return samples.keys.sorted().compactMap { library in
-            guard let exchange = median(samples[library]?["code_exchange"]),
-                let refresh = median(samples[library]?["refresh"])
+        let results = samples.keys.sorted().compactMap { library -> Result? in
+            guard let exchange = samples[library]?["code_exchange"], !exchange.isEmpty,
+                let refresh = samples[library]?["refresh"], !refresh.isEmpty
             else { return nil }
-            return Result(library: library, codeExchange: exchange, refresh: refresh)
+            return Result(library: library, codeExchangeRuns: exchange, refreshRuns: refresh)
         }
+        return results.isEmpty ? nil : results
     }
 }

@@ -15,7 +15,7 @@ struct BenchCommand: Subcommand {
           --runs N          runs per operation (default 7)
           --ops N           operations timed per run (default 10000)
           --grants N,N…     store sizes in live grants (default 1000,1000000)
-          --memory-grants N live grants over which to measure memory per grant (default 100000)
+          --memory-grants N live grants over which to measure memory per grant (default 1000000)
           --peers PATH      also run the peers' script (shared/bench/run-peers) and print ratios
           --only OP         measure only this operation, with one caller (for profiling)
 
@@ -24,7 +24,7 @@ struct BenchCommand: Subcommand {
         """
 
     var options = Benchmark.Options()
-    var memoryGrants = 100_000
+    var memoryGrants = 1_000_000
     var peers: String?
     var smoke = false
     var only = false
@@ -79,16 +79,39 @@ struct BenchCommand: Subcommand {
         print("note: a debug build; measure with `swift run -c release tilecast-auth bench`")
         #endif
         do {
-            let measurements = try await Benchmark(options: options).run { print("… \($0)") }
+            // What the engine is compared against is measured between the engine's rounds, so that every
+            // ratio comes from the same minutes of the same machine.
+            let comparing = !only && !smoke
+            var hashRuns: [Double] = []
+            var opensslRuns: [Double] = []
+            var peerResults: [String: PeerBenchmark.Result] = [:]
+            let measurements = try await Benchmark(options: options).run(
+                progress: { print("… \($0)") },
+                afterRound: { _ in
+                    guard comparing else { return }
+                    hashRuns.append(HashBenchmark.ours(runs: 1, iterations: 1_000_000))
+                    if let openssl = HashBenchmark.openssl(seconds: 1) {
+                        opensslRuns.append(openssl)
+                    }
+                    if let peers, let results = PeerBenchmark.run(script: peers, operations: 20_000, runs: 1) {
+                        for result in results {
+                            peerResults[result.library] = peerResults[result.library]?.adding(result) ?? result
+                        }
+                    }
+                }
+            )
             if only {
                 report(measurements, memory: nil, hash: 0, openssl: nil, peers: nil)
                 return true
             }
             let memory = try await MemoryPerGrant.measure(grants: memoryGrants)
-            let hash = HashBenchmark.ours(runs: smoke ? 1 : 5, iterations: smoke ? 10_000 : 1_000_000)
-            let openssl = smoke ? nil : HashBenchmark.openssl()
-            let peerResults = peers.flatMap { PeerBenchmark.run(script: $0, operations: 20_000, runs: 3) }
-            report(measurements, memory: memory, hash: hash, openssl: openssl, peers: peerResults)
+            if !comparing {
+                hashRuns = [HashBenchmark.ours(runs: 1, iterations: 10_000)]
+            }
+            let hash = BenchmarkMeasurement.median(of: hashRuns)
+            let openssl = opensslRuns.isEmpty ? nil : BenchmarkMeasurement.median(of: opensslRuns)
+            let peerList = peers == nil ? nil : peerResults.keys.sorted().compactMap { peerResults[$0] }
+            report(measurements, memory: memory, hash: hash, openssl: openssl, peers: peerList)
             return true
         } catch {
             print("bench failed: \(error)")
@@ -124,7 +147,7 @@ struct BenchCommand: Subcommand {
         )
         if let peers {
             print(
-                "\npeers, measured in this run (median µs/op), and TilecastAuth's advantage at \(options.liveGrants.first ?? 0) live grants:"
+                "\npeers, measured between TilecastAuth's rounds (median µs/op), and TilecastAuth's advantage at \(options.liveGrants.first ?? 0) live grants:"
             )
             let ours = Dictionary(
                 measurements.filter { $0.callers == 1 && $0.liveGrants == options.liveGrants.first }.map {

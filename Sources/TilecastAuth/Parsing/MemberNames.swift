@@ -21,6 +21,9 @@ struct MemberNames {
         for existing in small where existing == name {
             return false
         }
+        if small.isEmpty {
+            small.reserveCapacity(Self.linearLimit + 1)
+        }
         small.append(name)
         if small.count > Self.linearLimit {
             large = Set(small)

@@ -21,6 +21,11 @@ struct ExpiryQueue<Key: Sendable>: Sendable {
 
     var count: Int { entries.count }
 
+    /// Reserves room for `count` entries.
+    mutating func reserveCapacity(_ count: Int) {
+        entries.reserveCapacity(count)
+    }
+
     /// Schedules `key` to be looked at once `expiresAt` is reached.
     mutating func schedule(_ key: Key, at expiresAt: Date) {
         entries.append(Entry(expiresAt: expiresAt, key: key))

@@ -62,6 +62,17 @@ struct InMemoryGrantStorage: Sendable {
         }
     }
 
+    /// Reserves room for `liveGrants` grants, each with a redeemed code, an access token, a refresh
+    /// token, a session and their expiry entries.
+    mutating func reserveCapacity(liveGrants: Int) {
+        codes.reserveCapacity(liveGrants)
+        grants.reserveCapacity(liveGrants)
+        refreshTokens.reserveCapacity(liveGrants)
+        accessTokens.reserveCapacity(liveGrants)
+        sessions.reserveCapacity(liveGrants)
+        expiries.reserveCapacity(liveGrants * 6)
+    }
+
     // MARK: Writes
 
     mutating func insertCode(_ code: AuthorizationCode) {

@@ -32,6 +32,18 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         self.storage = LockedValue(InMemoryGrantStorage(clients: clients))
     }
 
+    /// Creates an empty store that knows `clients`, with room reserved for `expectedLiveGrants` grants
+    /// and their codes, tokens and sessions.
+    ///
+    /// A dictionary that outgrows its capacity doubles and rehashes every record, inside the lock, so
+    /// every request waits for it — a pause that grows with the store. Reserving the expected size up
+    /// front takes those pauses out of the serving path.
+    public init(clients: [Client], expectedLiveGrants: Int) {
+        var storage = InMemoryGrantStorage(clients: clients)
+        storage.reserveCapacity(liveGrants: max(0, expectedLiveGrants))
+        self.storage = LockedValue(storage)
+    }
+
     /// Creates a store holding exactly the records of `snapshot` — for tests and fuzzing that start many
     /// runs from one prepared state.
     public init(clients: [Client], snapshot: Snapshot) {

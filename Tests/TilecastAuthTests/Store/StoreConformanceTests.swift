@@ -14,6 +14,12 @@ struct StoreConformanceTests {
         try await Self.kit.run(check)
     }
 
+    @Test("InMemoryGrantStore sized up front conforms", arguments: StoreConformanceCheck.all)
+    func presizedInMemoryStore(check: StoreConformanceCheck) async throws {
+        let kit = StoreConformanceKit { clients in InMemoryGrantStore(clients: clients, expectedLiveGrants: 4_096) }
+        try await kit.run(check)
+    }
+
     @Test("The kit has a check for every store operation and for concurrency")
     func coverage() {
         let names = StoreConformanceCheck.all.map(\.name).joined(separator: "\n")
