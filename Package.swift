@@ -7,6 +7,8 @@ let package = Package(
         .library(name: "TilecastAuth", targets: ["TilecastAuth"]),
         // For tests of code that embeds TilecastAuth, and of GrantStore implementations.
         .library(name: "TilecastAuthTesting", targets: ["TilecastAuthTesting"]),
+        // A GrantStore and a RateLimiter on PostgreSQL, through libpq. Only servers that use it need libpq.
+        .library(name: "TilecastAuthPostgres", targets: ["TilecastAuthPostgres"]),
         .executable(name: "tilecast-auth", targets: ["TilecastAuthTool"]),
         // The libFuzzer target; a normal build makes it a corpus replayer (see Docs/Reliability.md).
         .executable(name: "tilecast-auth-fuzz", targets: ["TilecastAuthFuzz"]),
@@ -14,13 +16,16 @@ let package = Package(
     targets: [
         .target(name: "TilecastAuth"),
         .target(name: "TilecastAuthTesting", dependencies: ["TilecastAuth"]),
+        // libpq from Debian's libpq-dev; nothing that depends only on TilecastAuth builds it.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .target(name: "TilecastAuthPostgres", dependencies: ["TilecastAuth", "CLibPQ"]),
         // The runner of the language-neutral conformance scenarios, behind `tilecast-auth conformance`.
         .target(name: "TilecastAuthConformance", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
         // Model-based randomized testing, the fuzz harness and fault sweeps, behind `tilecast-auth soak`.
         .target(name: "TilecastAuthVerification", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
         .executableTarget(name: "TilecastAuthFuzz", dependencies: ["TilecastAuthVerification"]),
         // The benchmark behind `tilecast-auth bench`.
-        .target(name: "TilecastAuthBenchmarks", dependencies: ["TilecastAuth"]),
+        .target(name: "TilecastAuthBenchmarks", dependencies: ["TilecastAuth", "TilecastAuthPostgres"]),
         .executableTarget(
             name: "TilecastAuthTool",
             dependencies: [
@@ -31,6 +36,7 @@ let package = Package(
             name: "TilecastAuthTests",
             dependencies: [
                 "TilecastAuth", "TilecastAuthTesting", "TilecastAuthConformance", "TilecastAuthVerification",
+                "TilecastAuthPostgres",
             ]
         ),
     ]

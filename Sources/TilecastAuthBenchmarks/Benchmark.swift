@@ -15,8 +15,12 @@ public struct Benchmark: Sendable {
         public var liveGrants = [1_000, 1_000_000]
         /// The operations to measure; all by default.
         public var operations = BenchmarkOperation.allCases
-        /// Whether to measure two concurrent callers too.
+        /// Whether to measure concurrent callers too.
         public var parallel = true
+        /// The numbers of concurrent callers measured when `parallel` is set.
+        public var parallelCallers = [2]
+        /// The store the engine runs on.
+        public var store = BenchmarkStore.memory
 
         public init() {}
 
@@ -57,8 +61,11 @@ public struct Benchmark: Sendable {
             }
         }
         if options.parallel, let size = options.liveGrants.first {
-            for operation in [BenchmarkOperation.codeExchange, .refresh] where options.operations.contains(operation) {
-                cases.append((operation, size, 2))
+            for callers in options.parallelCallers {
+                for operation in [BenchmarkOperation.codeExchange, .refresh]
+                where options.operations.contains(operation) {
+                    cases.append((operation, size, callers))
+                }
             }
         }
 
@@ -66,45 +73,64 @@ public struct Benchmark: Sendable {
         for size in Set(options.liveGrants) where size > Self.rebuiltSizeLimit {
             progress("preparing a store with \(size) live grants")
             // No headroom: the store is left at the capacity its own growth gave it, as in a server.
-            persistentWorlds[size] = try await BenchmarkWorld(liveGrants: size)
+            persistentWorlds[size] = try await BenchmarkWorld(liveGrants: size, store: options.store)
         }
 
-        var samples = Array(repeating: [Double](), count: cases.count)
+        var samples = Array(repeating: [Sample](), count: cases.count)
         for round in 0..<options.runs {
             for (index, measured) in cases.enumerated() {
-                let world: BenchmarkWorld
                 if let persistent = persistentWorlds[measured.size] {
-                    world = persistent
-                } else {
-                    // Room for the grants this run's inputs add, so the timed loop never waits for a
-                    // dictionary to double.
-                    world = try await BenchmarkWorld(
-                        liveGrants: measured.size,
-                        headroom: 2 * options.operationsPerRun
+                    samples[index].append(
+                        try await measure(measured.operation, in: persistent, callers: measured.callers)
                     )
+                    continue
                 }
+                // Room for the grants this run's inputs add, so the timed loop never waits for a dictionary
+                // to double.
+                let world = try await BenchmarkWorld(
+                    liveGrants: measured.size,
+                    headroom: 2 * options.operationsPerRun,
+                    store: options.store
+                )
                 samples[index].append(try await measure(measured.operation, in: world, callers: measured.callers))
+                await world.tearDown()
             }
             let latest = cases.indices.prefix(3).map { index in
-                "\(cases[index].operation.rawValue) \(String(format: "%.2f", samples[index][round])) µs"
+                "\(cases[index].operation.rawValue) \(String(format: "%.2f", samples[index][round].microseconds)) µs"
             }
             progress("round \(round + 1) of \(options.runs): \(latest.joined(separator: ", ")), …")
             await afterRound(round)
+        }
+        for world in persistentWorlds.values {
+            await world.tearDown()
         }
         return cases.indices.map { index in
             BenchmarkMeasurement(
                 operation: cases[index].operation.rawValue,
                 liveGrants: cases[index].size,
                 callers: cases[index].callers,
-                runs: samples[index],
-                operationsPerRun: options.operationsPerRun
+                runs: samples[index].map(\.microseconds),
+                operationsPerRun: options.operationsPerRun,
+                roundTripsPerOperation: Self.median(samples[index].compactMap(\.roundTrips)),
+                statementsPerOperation: Self.median(samples[index].compactMap(\.statements))
             )
         }
     }
 
     /// One run: prepares the inputs untimed, then times `operationsPerRun` operations spread over
     /// `callers` concurrent tasks. Returns wall-clock microseconds per operation.
-    private func measure(_ operation: BenchmarkOperation, in world: BenchmarkWorld, callers: Int) async throws -> Double
+    /// One run's figures: µs per operation and, on PostgreSQL, round trips and statements per operation.
+    private struct Sample {
+        var microseconds: Double
+        var roundTrips: Double?
+        var statements: Double?
+    }
+
+    private static func median(_ values: [Double]) -> Double? {
+        values.isEmpty ? nil : BenchmarkMeasurement.median(of: values)
+    }
+
+    private func measure(_ operation: BenchmarkOperation, in world: BenchmarkWorld, callers: Int) async throws -> Sample
     {
         let count = options.operationsPerRun
         let engine = world.engine
@@ -141,6 +167,8 @@ public struct Benchmark: Sendable {
             let request = BenchmarkWorld.exchange(code: code, verifier: wrong)
             work = Array(repeating: { _ = await engine.handle(request: request) }, count: count)
         }
+        let roundTripsBefore = world.roundTrips
+        let statementsBefore = await world.serverStatements()
         let start = DispatchTime.now().uptimeNanoseconds
         if callers == 1 {
             // On the calling task itself: no task group, whose thread switching valgrind cannot follow.
@@ -161,6 +189,15 @@ public struct Benchmark: Sendable {
             }
         }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000
-        return elapsed / Double(count) * Double(callers)
+        let statementsAfter = await world.serverStatements()
+        func perOperation(_ before: Int?, _ after: Int?) -> Double? {
+            guard let before, let after else { return nil }
+            return Double(after - before) / Double(count)
+        }
+        return Sample(
+            microseconds: elapsed / Double(count) * Double(callers),
+            roundTrips: perOperation(roundTripsBefore, world.roundTrips),
+            statements: perOperation(statementsBefore, statementsAfter)
+        )
     }
 }

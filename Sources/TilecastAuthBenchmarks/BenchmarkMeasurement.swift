@@ -8,6 +8,11 @@ public struct BenchmarkMeasurement: Sendable {
     /// µs/op of each run.
     public let runs: [Double]
     public let operationsPerRun: Int
+    /// On PostgreSQL: round trips per operation, store and rate limiter together (median over the runs).
+    public var roundTripsPerOperation: Double? = nil
+    /// On PostgreSQL with `pg_stat_statements`: statements the server executed per operation, those
+    /// inside the store's functions included (median over the runs).
+    public var statementsPerOperation: Double? = nil
 
     public var median: Double { Self.median(of: runs) }
 

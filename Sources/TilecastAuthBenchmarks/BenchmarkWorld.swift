@@ -2,32 +2,67 @@
 
 import Foundation
 import TilecastAuth
+import TilecastAuthPostgres
 
-/// An engine on an in-memory store holding a given number of live grants, with the system clock and the
-/// operating system's random source — the production configuration — and pools of codes, refresh tokens,
-/// session cookies and access tokens for the measured operations to use once each.
+/// An engine on a store holding a given number of live grants, with the system clock and the operating
+/// system's random source — the production configuration — and pools of codes, refresh tokens, session
+/// cookies and access tokens for the measured operations to use once each.
 final class BenchmarkWorld {
     static let callback = "tilecast-ios://oauth/callback"
     static let account: AccountID = "bench-account"
+    static let clients = [
+        Client(id: .tilecastIOS, redirectURIs: [callback], allowedScopeTokens: ["tiles:read", "profile"])
+    ]
 
-    let store: InMemoryGrantStore
     let engine: IOSSessionEngine
+    private let postgres: (store: PostgresGrantStore, limiter: PostgresRateLimiter)?
 
-    /// A world with `liveGrants` live grants, its store sized for `liveGrants + headroom` the way a
-    /// server sizes its store for the load it expects (``InMemoryGrantStore/init(clients:expectedLiveGrants:)``).
-    init(liveGrants: Int, headroom: Int = 0) async throws {
-        store = InMemoryGrantStore(
-            clients: [
-                Client(id: .tilecastIOS, redirectURIs: [Self.callback], allowedScopeTokens: ["tiles:read", "profile"])
-            ],
-            expectedLiveGrants: liveGrants + headroom
-        )
-        engine = try IOSSessionEngine(
-            store: store,
-            accounts: InMemoryAccountDirectory(activeAccounts: [Self.account]),
-            rateLimiter: InMemoryRateLimiter(capacity: Int.max / 2)
-        )
+    /// A world with `liveGrants` live grants. An in-memory store is sized for `liveGrants + headroom`, the
+    /// way a server sizes its store for the load it expects
+    /// (``InMemoryGrantStore/init(clients:expectedLiveGrants:)``); a PostgreSQL one gets a fresh schema.
+    init(liveGrants: Int, headroom: Int = 0, store: BenchmarkStore = .memory) async throws {
+        switch store {
+        case .memory:
+            engine = try IOSSessionEngine(
+                store: InMemoryGrantStore(clients: Self.clients, expectedLiveGrants: liveGrants + headroom),
+                accounts: InMemoryAccountDirectory(activeAccounts: [Self.account]),
+                rateLimiter: InMemoryRateLimiter(capacity: Int.max / 2)
+            )
+            postgres = nil
+        case .postgres(let databaseURL):
+            let schema = "tilecast_bench_" + UUID().uuidString.lowercased().prefix(8)
+            let configuration = PostgresConfiguration(databaseURL: databaseURL, schema: schema, maximumConnections: 8)
+            let store = PostgresGrantStore(clients: Self.clients, configuration: configuration)
+            try await store.migrate()
+            let limiter = PostgresRateLimiter(configuration: configuration, capacity: Int(Int32.max))
+            engine = try IOSSessionEngine(
+                store: store,
+                accounts: InMemoryAccountDirectory(activeAccounts: [Self.account]),
+                rateLimiter: limiter
+            )
+            postgres = (store, limiter)
+        }
         try await populate(liveGrants)
+    }
+
+    /// Round trips to PostgreSQL so far, store and limiter together; `nil` in memory.
+    var roundTrips: Int? {
+        postgres.map { $0.store.statistics.roundTrips + $0.limiter.statistics.roundTrips }
+    }
+
+    /// Statements the server has executed in this database, nested ones included, when it tracks them
+    /// (`pg_stat_statements` with `track = all`); `nil` otherwise.
+    func serverStatements() async -> Int? {
+        guard let postgres else { return nil }
+        return try? await postgres.store.serverStatementCount()
+    }
+
+    /// Drops a PostgreSQL world's schema and closes its connections.
+    func tearDown() async {
+        guard let postgres else { return }
+        postgres.limiter.close()
+        try? await postgres.store.dropSchema()
+        postgres.store.close()
     }
 
     /// Adds `count` live grants the way code exchanges leave them: a redeemed code, the grant, an access

@@ -10,17 +10,23 @@ struct BenchCommand: Subcommand {
     static let usage = """
         usage: swift run -c release tilecast-auth bench [--smoke] [--runs N] [--ops N] [--grants N,N…]
                                                         [--memory-grants N] [--peers PATH]
+                                                        [--store memory|postgres --database-url URL]
 
           --smoke           a few hundred operations, to show the benchmark still works (CI)
-          --runs N          runs per operation (default 7)
-          --ops N           operations timed per run (default 10000)
-          --grants N,N…     store sizes in live grants (default 1000,1000000)
+          --runs N          runs per operation (default 7; 5 on PostgreSQL)
+          --ops N           operations timed per run (default 10000; 1000 on PostgreSQL)
+          --grants N,N…     store sizes in live grants (default 1000,1000000; 1000 on PostgreSQL)
           --memory-grants N live grants over which to measure memory per grant (default 1000000)
           --peers PATH      also run the peers' script (shared/bench/run-peers) and print ratios
           --only OP         measure only this operation, with one caller (for profiling)
+          --store postgres  run on PostgresGrantStore and PostgresRateLimiter, in a throwaway schema of
+                            the database at --database-url, with 1, 2 and 8 callers; adds round trips
+                            and statements per operation (statements need pg_stat_statements preloaded
+                            with pg_stat_statements.track=all)
 
         Prints a table, then one line per measurement:
           bench op=<operation> grants=<N> callers=<N> median_us=<µs> min_us=<µs> max_us=<µs> runs=<N> ops=<N>
+        and on PostgreSQL also store=postgres round_trips=<per op> statements=<per op>.
         """
 
     var options = Benchmark.Options()
@@ -30,28 +36,32 @@ struct BenchCommand: Subcommand {
     var only = false
 
     init(arguments: [String]) throws(UsageError) {
+        var runs: Int?
+        var operationsPerRun: Int?
+        var liveGrants: [Int]?
+        var only: BenchmarkOperation?
+        var storeName = "memory"
+        var databaseURL: String?
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if argument == "--smoke" {
                 smoke = true
-                options = .smoke
-                memoryGrants = 2_000
                 continue
             }
             guard let value = remaining.popFirst() else { throw UsageError("\(argument) needs a value") }
             switch argument {
             case "--runs":
-                guard let runs = Int(value), runs > 0 else { throw UsageError("--runs needs a positive number") }
-                options.runs = runs
+                guard let count = Int(value), count > 0 else { throw UsageError("--runs needs a positive number") }
+                runs = count
             case "--ops":
                 guard let count = Int(value), count > 0 else { throw UsageError("--ops needs a positive number") }
-                options.operationsPerRun = count
+                operationsPerRun = count
             case "--grants":
                 let sizes = value.split(separator: ",").compactMap { Int($0) }
                 guard !sizes.isEmpty, sizes.allSatisfy({ $0 >= 0 }) else {
                     throw UsageError("--grants needs sizes such as 1000,1000000")
                 }
-                options.liveGrants = sizes
+                liveGrants = sizes
             case "--memory-grants":
                 guard let count = Int(value), count > 0 else {
                     throw UsageError("--memory-grants needs a positive number")
@@ -65,12 +75,40 @@ struct BenchCommand: Subcommand {
                         "--only takes one of \(BenchmarkOperation.allCases.map(\.rawValue).joined(separator: ", "))"
                     )
                 }
-                options.operations = [operation]
-                options.parallel = false
-                only = true
+                only = operation
+            case "--store":
+                guard value == "memory" || value == "postgres" else {
+                    throw UsageError("--store takes memory or postgres")
+                }
+                storeName = value
+            case "--database-url":
+                databaseURL = value
             default:
                 throw UsageError("unknown option \(argument)")
             }
+        }
+
+        if storeName == "postgres" {
+            guard let databaseURL else { throw UsageError("--store postgres needs --database-url") }
+            options.store = .postgres(databaseURL: databaseURL)
+            options.runs = 5
+            options.operationsPerRun = 1_000
+            options.liveGrants = [1_000]
+            options.parallelCallers = [2, 8]
+        }
+        if smoke {
+            options.runs = Benchmark.Options.smoke.runs
+            options.operationsPerRun = Benchmark.Options.smoke.operationsPerRun
+            options.liveGrants = Benchmark.Options.smoke.liveGrants
+            memoryGrants = 2_000
+        }
+        options.runs = runs ?? options.runs
+        options.operationsPerRun = operationsPerRun ?? options.operationsPerRun
+        options.liveGrants = liveGrants ?? options.liveGrants
+        if let only {
+            options.operations = [only]
+            options.parallel = false
+            self.only = true
         }
     }
 
@@ -81,7 +119,8 @@ struct BenchCommand: Subcommand {
         do {
             // What the engine is compared against is measured between the engine's rounds, so that every
             // ratio comes from the same minutes of the same machine.
-            let comparing = !only && !smoke
+            let onPostgres = options.store != .memory
+            let comparing = !only && !smoke && !onPostgres
             var hashRuns: [Double] = []
             var opensslRuns: [Double] = []
             var peerResults: [String: PeerBenchmark.Result] = [:]
@@ -100,8 +139,8 @@ struct BenchCommand: Subcommand {
                     }
                 }
             )
-            if only {
-                report(measurements, memory: nil, hash: 0, openssl: nil, peers: nil)
+            if only || onPostgres {
+                report(measurements, memory: nil, hash: nil, openssl: nil, peers: nil)
                 return true
             }
             let memory = try await MemoryPerGrant.measure(grants: memoryGrants)
@@ -122,29 +161,38 @@ struct BenchCommand: Subcommand {
     private func report(
         _ measurements: [BenchmarkMeasurement],
         memory: Double?,
-        hash: Double,
+        hash: Double?,
         openssl: Double?,
         peers: [PeerBenchmark.Result]?
     ) {
         func format(_ value: Double) -> String { String(format: "%.2f", value) }
-        print("\nTilecastAuth, in-memory store, µs per operation (median of \(options.runs) runs; min–max):")
-        print("operation                 live grants  callers   median      spread         ops/s")
+        func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+        let onPostgres = options.store != .memory
+        print("\nTilecastAuth, \(options.store.name), µs per operation (median of \(options.runs) runs; min–max):")
+        print(
+            "operation                 live grants  callers   median      spread           ops/s"
+                + (onPostgres ? "     round trips  statements" : "")
+        )
         for m in measurements {
-            let name = m.operation.padding(toLength: 24, withPad: " ", startingAt: 0)
-            let grants = String(m.liveGrants).padding(toLength: 11, withPad: " ", startingAt: 0)
-            print(
-                "\(name)  \(grants)  \(m.callers)        \(format(m.median).padding(toLength: 9, withPad: " ", startingAt: 0))  \(format(m.minimum))–\(format(m.maximum))   \(Int(m.throughput))"
-            )
+            var line =
+                "\(pad(m.operation, 24))  \(pad(String(m.liveGrants), 11))  \(pad(String(m.callers), 8))  \(pad(format(m.median), 10))  \(pad("\(format(m.minimum))–\(format(m.maximum))", 15))  \(pad(String(Int(m.throughput)), 9))"
+            if onPostgres {
+                line +=
+                    "  \(pad(m.roundTripsPerOperation.map(format) ?? "-", 11))  \(m.statementsPerOperation.map(format) ?? "-")"
+            }
+            print(line)
         }
         if let memory {
             print(
                 "\nmemory per live grant (grant, redeemed code, access and refresh token, session): \(Int(memory)) bytes"
             )
         }
-        print(
-            "SHA-256 of 64 bytes: \(String(format: "%.3f", hash)) µs"
-                + (openssl.map { String(format: "; OpenSSL %.3f µs; ratio %.2f×", $0, hash / $0) } ?? "")
-        )
+        if let hash {
+            print(
+                "SHA-256 of 64 bytes: \(String(format: "%.3f", hash)) µs"
+                    + (openssl.map { String(format: "; OpenSSL %.3f µs; ratio %.2f×", $0, hash / $0) } ?? "")
+            )
+        }
         if let peers {
             print(
                 "\npeers, measured between TilecastAuth's rounds (median µs/op), and TilecastAuth's advantage at \(options.liveGrants.first ?? 0) live grants:"
@@ -168,16 +216,22 @@ struct BenchCommand: Subcommand {
         }
         print("")
         for m in measurements {
-            print(
+            var line =
                 "bench op=\(m.operation) grants=\(m.liveGrants) callers=\(m.callers) median_us=\(format(m.median)) min_us=\(format(m.minimum)) max_us=\(format(m.maximum)) runs=\(m.runs.count) ops=\(m.operationsPerRun)"
-            )
+            if onPostgres {
+                line +=
+                    " store=postgres round_trips=\(m.roundTripsPerOperation.map(format) ?? "-") statements=\(m.statementsPerOperation.map(format) ?? "-")"
+            }
+            print(line)
         }
         if let memory {
             print("bench memory_per_grant_bytes=\(Int(memory))")
         }
-        print(
-            "bench sha256_64_us=\(String(format: "%.3f", hash))"
-                + (openssl.map { String(format: " openssl_sha256_64_us=%.3f", $0) } ?? "")
-        )
+        if let hash {
+            print(
+                "bench sha256_64_us=\(String(format: "%.3f", hash))"
+                    + (openssl.map { String(format: " openssl_sha256_64_us=%.3f", $0) } ?? "")
+            )
+        }
     }
 }

@@ -1,0 +1,56 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Where and how ``PostgresGrantStore`` and ``PostgresRateLimiter`` reach PostgreSQL.
+public struct PostgresConfiguration: Sendable {
+    /// A libpq connection string or URI, for example
+    /// `postgresql://tilecast@db.internal/tilecast?sslmode=verify-full` or
+    /// `postgresql:///tilecast?host=/var/run/postgresql` (a Unix socket). It goes to the primary: every
+    /// read of a code, token or session must see the latest write (see `Docs/PostgreSQL.md`).
+    public var databaseURL: String
+
+    /// The schema that holds the tables and functions, created by ``PostgresGrantStore/migrate()``. One
+    /// to 63 characters of `a`–`z`, `0`–`9` and `_`, not starting with a digit.
+    public var schema: String
+
+    /// The most connections open at once. One caller holds one connection for one operation; callers
+    /// beyond this wait for a connection to come back.
+    public var maximumConnections: Int
+
+    /// Seconds to wait for a new connection (libpq's `connect_timeout`).
+    public var connectTimeout: Int
+
+    /// Creates a configuration.
+    ///
+    /// - Precondition: `schema` is a valid schema name as described above, `maximumConnections` is at
+    ///   least 1 and `connectTimeout` at least 1.
+    public init(
+        databaseURL: String,
+        schema: String = "tilecast",
+        maximumConnections: Int = 10,
+        connectTimeout: Int = 10
+    ) {
+        precondition(Self.isValidSchemaName(schema), "schema must match [a-z_][a-z0-9_]{0,62}")
+        precondition(maximumConnections >= 1, "maximumConnections must be at least 1")
+        precondition(connectTimeout >= 1, "connectTimeout must be at least 1")
+        self.databaseURL = databaseURL
+        self.schema = schema
+        self.maximumConnections = maximumConnections
+        self.connectTimeout = connectTimeout
+    }
+
+    /// Whether `name` may be spliced into SQL as an identifier without quoting.
+    public static func isValidSchemaName(_ name: String) -> Bool {
+        let bytes = Array(name.utf8)
+        guard (1...63).contains(bytes.count), let first = bytes.first else { return false }
+        let isLetter = { (byte: UInt8) in (0x61...0x7A).contains(byte) || byte == 0x5F }
+        let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
+        return isLetter(first) && bytes.allSatisfy { isLetter($0) || isDigit($0) }
+    }
+}
+
+extension PostgresConfiguration: CustomStringConvertible {
+    /// The configuration without the database URL, which may carry a password.
+    public var description: String {
+        "PostgresConfiguration(schema: \(schema), maximumConnections: \(maximumConnections))"
+    }
+}

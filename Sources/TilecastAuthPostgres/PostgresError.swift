@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// A failure talking to PostgreSQL. The engine answers any of them with 503 and changes nothing.
+///
+/// Messages come from libpq and the server's primary message only — never a query's parameters, so a
+/// digest or an account id does not reach a log through an error.
+public struct PostgresError: Error, Sendable, Hashable {
+    /// What went wrong.
+    public enum Kind: Sendable, Hashable {
+        /// No connection could be made, or it was lost.
+        case connection
+        /// The server refused a statement.
+        case statement
+        /// The server answered in a shape this library does not expect (wrong columns or types).
+        case unexpectedResult
+        /// The database's schema is older or newer than this library's; run ``PostgresGrantStore/migrate()``.
+        case schemaVersion
+        /// The store was closed.
+        case closed
+    }
+
+    public var kind: Kind
+    /// The SQLSTATE code for a statement error, such as `40001` (serialization failure).
+    public var sqlState: String?
+    public var message: String
+
+    public init(_ kind: Kind, sqlState: String? = nil, message: String) {
+        self.kind = kind
+        self.sqlState = sqlState
+        self.message = message
+    }
+
+    /// Whether the failure was a serialization failure or a deadlock, which a retry resolves.
+    var isTransient: Bool {
+        sqlState == "40001" || sqlState == "40P01"
+    }
+}
+
+extension PostgresError: CustomStringConvertible {
+    public var description: String {
+        "PostgresError(\(kind)\(sqlState.map { ", SQLSTATE \($0)" } ?? ""): \(message))"
+    }
+}

@@ -1,0 +1,34 @@
+// SPDX-License-Identifier: Apache-2.0
+
+extension PostgresGrantStore {
+    /// The statements the server has executed in this database so far — those inside functions
+    /// included — from `pg_stat_statements`, which must be preloaded with `track = all`; `nil` where it is
+    /// not. For the benchmark's statements-per-operation figures.
+    package func serverStatementCount() async throws -> Int? {
+        let create = PostgresStatement(
+            name: "diagnostics_extension",
+            sql: "CREATE EXTENSION IF NOT EXISTS pg_stat_statements"
+        )
+        let count = PostgresStatement(
+            name: "diagnostics_statements",
+            sql: """
+                SELECT coalesce(sum(calls), 0)::int8 FROM pg_stat_statements
+                WHERE dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+                """
+        )
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) -> Int? in
+            _ = try? connection.execute(create, [])
+            guard let result = try? connection.execute(count, []), result.rowCount == 1 else { return nil }
+            return Int(try result.row(0).int8(0))
+        }
+    }
+
+    /// Drops the store's schema with everything in it. For benchmarks and tests that made a schema of
+    /// their own; never for a schema that holds real grants.
+    package func dropSchema() async throws {
+        let schema = configuration.schema
+        try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            try connection.execute(script: "DROP SCHEMA IF EXISTS \(schema) CASCADE")
+        }
+    }
+}

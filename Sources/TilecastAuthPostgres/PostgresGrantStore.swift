@@ -1,0 +1,327 @@
+// SPDX-License-Identifier: Apache-2.0
+
+public import Foundation
+public import TilecastAuth
+
+/// A ``GrantStore`` on PostgreSQL: many server instances, one truth.
+///
+/// Every operation is one round trip and one transaction. The ones that must happen once — redeeming a
+/// code, rotating a refresh token, replacing a session, revoking — are a conditional `UPDATE` or a
+/// function that locks the one row the decision hangs on, so that of any number of concurrent callers,
+/// in one process or many, exactly one wins (see `Docs/PostgreSQL.md` for the argument, operation by
+/// operation). Only digests of secrets reach the database.
+///
+/// Clients are configuration, not data: the store knows the clients it was created with.
+///
+/// Call ``migrate()`` once at start-up (every instance may; they agree), and ``removeExpired(at:)``
+/// periodically.
+public final class PostgresGrantStore: GrantStore, Sendable {
+    private let clients: [ClientID: Client]
+    let pool: PostgresConnectionPool
+    private let statements: PostgresStatements
+
+    /// The configuration the store connects with.
+    public var configuration: PostgresConfiguration { pool.configuration }
+
+    /// Creates a store. No connection is made until the first operation.
+    public init(clients: [Client], configuration: PostgresConfiguration) {
+        self.clients = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
+        self.pool = PostgresConnectionPool(configuration: configuration)
+        self.statements = PostgresStatements(schema: configuration.schema)
+    }
+
+    /// Closes the idle connections and refuses further operations.
+    public func close() {
+        pool.close()
+    }
+
+    /// Round trips to the server so far and connections opened, for the benchmark and for monitoring.
+    public var statistics: PostgresStatistics {
+        PostgresStatistics(roundTrips: pool.roundTrips, connectionsOpened: pool.connectionsOpened)
+    }
+
+    // MARK: Schema
+
+    /// Creates the schema or brings it up to this library's version. Idempotent, and safe to call from
+    /// several instances at once: an advisory lock lets one apply each migration while the others wait
+    /// and then find nothing to do. Returns the versions it applied.
+    @discardableResult
+    public func migrate() async throws -> [Int] {
+        let schema = configuration.schema
+        let versions = statements.migrationVersions
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            try connection.execute(
+                script: """
+                    BEGIN;
+                    SELECT pg_advisory_xact_lock(hashtext('tilecast-auth migrations'), hashtext('\(schema)'));
+                    CREATE SCHEMA IF NOT EXISTS \(schema);
+                    CREATE TABLE IF NOT EXISTS \(schema).schema_migrations (
+                        version integer PRIMARY KEY,
+                        summary text NOT NULL,
+                        applied_at timestamptz NOT NULL DEFAULT now()
+                    );
+                    """
+            )
+            do throws(PostgresError) {
+                let applied = Set(
+                    try connection.execute(versions, []).rows.map { row throws(PostgresError) in Int(try row.int4(0)) }
+                )
+                if let newest = applied.max(), newest > PostgresSchema.currentVersion {
+                    throw PostgresError(
+                        .schemaVersion,
+                        message:
+                            "the database has schema version \(newest); this library knows up to \(PostgresSchema.currentVersion)"
+                    )
+                }
+                var appliedNow: [Int] = []
+                for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
+                    try connection.execute(script: PostgresSchema.sql(migration, schema: schema))
+                    try connection.execute(
+                        script:
+                            "INSERT INTO \(schema).schema_migrations (version, summary) VALUES (\(migration.version), '\(migration.summary)')"
+                    )
+                    appliedNow.append(migration.version)
+                }
+                try connection.execute(script: "COMMIT")
+                return appliedNow
+            } catch {
+                try? connection.execute(script: "ROLLBACK")
+                throw error
+            }
+        }
+    }
+
+    // MARK: GrantStore
+
+    public func client(_ id: ClientID) async throws -> Client? {
+        clients[id]
+    }
+
+    public func insertCode(_ code: AuthorizationCode) async throws {
+        let parameters: [PostgresValue] = [
+            .digest(code.digest), .text(code.client.rawValue), .text(code.account.rawValue), .text(code.redirectURI),
+            .text(code.scope.rawValue), .text(code.challenge?.method.rawValue), .text(code.challenge?.value),
+            .date(code.issuedAt), .date(code.expiresAt),
+            code.redemption.map { .grant($0.grant) } ?? .null(.uuid), .date(code.redemption?.redeemedAt),
+        ]
+        let statement = statements.insertCode
+        // Not idempotent: a lost connection may have committed the insert, and a second would collide.
+        try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+            _ = try connection.execute(statement, parameters)
+        }
+    }
+
+    public func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
+        let statement = statements.code
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            let result = try connection.execute(statement, [.digest(digest)])
+            return result.rowCount == 0 ? nil : try result.row(0).authorizationCode()
+        }
+    }
+
+    public func redeemCode(
+        _ digest: SecretDigest,
+        issuing issuance: GrantIssuance,
+        at now: Date
+    ) async throws -> CodeRedemption {
+        let grant = issuance.grant
+        let parameters: [PostgresValue] = [
+            .digest(digest), .date(now),
+            .grant(grant.id), .text(grant.client.rawValue), .text(grant.account.rawValue), .text(grant.scope.rawValue),
+            .date(grant.createdAt), .date(grant.expiresAt), .digest(grant.currentRefreshToken), .digest(grant.session),
+            .digest(issuance.accessToken?.digest), .date(issuance.accessToken?.issuedAt),
+            .date(issuance.accessToken?.expiresAt),
+            .digest(issuance.refreshToken?.digest), .date(issuance.refreshToken?.issuedAt),
+            .date(issuance.refreshToken?.expiresAt),
+            .digest(issuance.session?.digest), .date(issuance.session?.startedAt), .date(issuance.session?.expiresAt),
+        ]
+        let statement = statements.redeemCode
+        return try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+            let row = try Self.single(try connection.execute(statement, parameters))
+            switch try row.int2(0) {
+            case 0: return .redeemed
+            case 1: return .alreadyRedeemed(grant: try row.grantID(1))
+            case 2: return .notFound
+            default: throw PostgresError(.unexpectedResult, message: "redeem_code: an unknown outcome")
+            }
+        }
+    }
+
+    public func createGrant(_ issuance: GrantIssuance) async throws {
+        let grant = issuance.grant
+        let parameters: [PostgresValue] = [
+            .grant(grant.id), .text(grant.client.rawValue), .text(grant.account.rawValue), .text(grant.scope.rawValue),
+            .date(grant.createdAt), .date(grant.expiresAt), .digest(grant.currentRefreshToken), .digest(grant.session),
+            .date(grant.revocation?.revokedAt), .text(grant.revocation?.reason.rawValue),
+            .digest(issuance.accessToken?.digest), issuance.accessToken.map { .grant($0.grant) } ?? .null(.uuid),
+            .date(issuance.accessToken?.issuedAt), .date(issuance.accessToken?.expiresAt),
+            .digest(issuance.refreshToken?.digest), issuance.refreshToken.map { .grant($0.grant) } ?? .null(.uuid),
+            .date(issuance.refreshToken?.issuedAt), .date(issuance.refreshToken?.expiresAt),
+            .digest(issuance.session?.digest), issuance.session.map { .grant($0.grant) } ?? .null(.uuid),
+            .date(issuance.session?.startedAt), .date(issuance.session?.expiresAt),
+        ]
+        let statement = statements.createGrant
+        try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+            _ = try connection.execute(statement, parameters)
+        }
+    }
+
+    public func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
+        try await lookUpRefreshToken(digest)
+    }
+
+    public func rotateRefreshToken(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        at now: Date
+    ) async throws -> RefreshRotation {
+        let parameters: [PostgresValue] = [
+            .digest(presented), .digest(current), .date(now),
+            .digest(successor.digest), .grant(successor.grant), .date(successor.issuedAt), .date(successor.expiresAt),
+            .digest(accessToken.digest), .grant(accessToken.grant), .date(accessToken.issuedAt),
+            .date(accessToken.expiresAt),
+        ]
+        let statement = statements.rotateRefreshToken
+        let outcome = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+            try Self.single(try connection.execute(statement, parameters)).int2(0)
+        }
+        switch outcome {
+        case 0:
+            return .rotated
+        case 1:
+            return .notFound
+        case 2:
+            return .grantNotLive
+        case 3:
+            // The token and grant as they stand now, for the engine to tell a reuse from a lost race.
+            guard let lookup = try await lookUpRefreshToken(presented) else { return .notFound }
+            return .superseded(current: lookup)
+        default:
+            throw PostgresError(.unexpectedResult, message: "rotate_refresh_token: an unknown outcome")
+        }
+    }
+
+    public func replaceSession(
+        of grant: GrantID,
+        with session: StudioSession,
+        at now: Date
+    ) async throws -> SessionReplacement {
+        let parameters: [PostgresValue] = [
+            .grant(grant), .date(now), .digest(session.digest), .grant(session.grant), .date(session.startedAt),
+            .date(session.expiresAt),
+        ]
+        let statement = statements.replaceSession
+        return try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+            let row = try Self.single(try connection.execute(statement, parameters))
+            switch try row.int2(0) {
+            case 0: return .replaced(previous: try row.optionalDigest(1))
+            case 1: return .grantNotLive
+            default: throw PostgresError(.unexpectedResult, message: "replace_session: an unknown outcome")
+            }
+        }
+    }
+
+    public func revokeGrant(_ id: GrantID, reason: RevocationReason, at now: Date) async throws -> GrantRevocation {
+        let revoke = statements.revokeGrant
+        let revoked = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+            let result = try connection.execute(revoke, [.grant(id), .date(now), .text(reason.rawValue)])
+            return result.rowCount == 0 ? nil : try result.row(0).grant()
+        }
+        if let revoked {
+            return .revoked(revoked)
+        }
+        // Nothing was written; say why, from the grant as it stands.
+        guard let grant = try await self.grant(id), now < grant.expiresAt else { return .notFound }
+        return grant.revocation == nil ? .notFound : .alreadyRevoked(grant)
+    }
+
+    public func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant] {
+        let statement = statements.revokeGrants
+        let revoked = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+            try connection.execute(statement, [.text(account.rawValue), .date(now), .text(reason.rawValue)]).rows.map {
+                row throws(PostgresError) in try row.grant()
+            }
+        }
+        return revoked.sorted { ($0.createdAt, $0.id.rawValue.uuidString) < ($1.createdAt, $1.id.rawValue.uuidString) }
+    }
+
+    public func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {
+        let statement = statements.accessToken
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            let result = try connection.execute(statement, [.digest(digest)])
+            guard result.rowCount > 0 else { return nil }
+            let row = result.row(0)
+            let grant = try row.grant()
+            let token = AccessToken(
+                digest: try row.digest(10),
+                grant: grant.id,
+                issuedAt: try row.date(11),
+                expiresAt: try row.date(12)
+            )
+            return AccessTokenLookup(token: token, grant: grant)
+        }
+    }
+
+    public func session(_ digest: SecretDigest) async throws -> SessionLookup? {
+        let statement = statements.session
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            let result = try connection.execute(statement, [.digest(digest)])
+            guard result.rowCount > 0 else { return nil }
+            let row = result.row(0)
+            let grant = try row.grant()
+            let session = StudioSession(
+                digest: try row.digest(10),
+                grant: grant.id,
+                startedAt: try row.date(11),
+                expiresAt: try row.date(12)
+            )
+            return SessionLookup(session: session, grant: grant)
+        }
+    }
+
+    public func grant(_ id: GrantID) async throws -> Grant? {
+        let statement = statements.grant
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            let result = try connection.execute(statement, [.grant(id)])
+            return result.rowCount == 0 ? nil : try result.row(0).grant()
+        }
+    }
+
+    public func grants(of account: AccountID) async throws -> [Grant] {
+        let statement = statements.grantsOfAccount
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            try connection.execute(statement, [.text(account.rawValue)]).rows.map { row throws(PostgresError) in
+                try row.grant()
+            }
+        }
+    }
+
+    public func removeExpired(at now: Date) async throws -> Int {
+        let statement = statements.removeExpired
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            Int(try Self.single(try connection.execute(statement, [.date(now)])).int8(0))
+        }
+    }
+
+    // MARK: Helpers
+
+    private func lookUpRefreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
+        let statement = statements.refreshToken
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            let result = try connection.execute(statement, [.digest(digest)])
+            guard result.rowCount > 0 else { return nil }
+            let row = result.row(0)
+            let grant = try row.grant()
+            return RefreshTokenLookup(token: try row.refreshToken(at: 10, grant: grant.id), grant: grant)
+        }
+    }
+
+    private static func single(_ result: PostgresResult) throws(PostgresError) -> PostgresRow {
+        guard result.rowCount == 1 else {
+            throw PostgresError(.unexpectedResult, message: "expected one row, got \(result.rowCount)")
+        }
+        return result.row(0)
+    }
+}

@@ -1,0 +1,255 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// The store's tables and functions, as numbered migrations.
+///
+/// A migration is applied once, in order, inside the transaction that records it in
+/// `schema_migrations`; ``PostgresGrantStore/migrate()`` takes an advisory lock first, so servers
+/// starting together apply each migration once. Migrations are never edited once released: a change
+/// is a new migration.
+///
+/// Conventions. Every secret is a 32-byte SHA-256 digest in a `bytea` column with a length check;
+/// nothing else about a secret is stored. Times are `float8` seconds since 2001-01-01 00:00 UTC —
+/// Foundation's reference date — so a `Date` comes back bit for bit. `{schema}` is replaced by the
+/// configured schema, already checked to be a plain identifier.
+enum PostgresSchema {
+    struct Migration {
+        let version: Int
+        let summary: String
+        let sql: String
+    }
+
+    /// The version this library's statements are written against.
+    static var currentVersion: Int { migrations.last!.version }
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, summary: "codes, grants, tokens, sessions, rate limits", sql: version1)
+    ]
+
+    /// The migration's SQL for `schema`.
+    static func sql(_ migration: Migration, schema: String) -> String {
+        migration.sql.replacingOccurrences(of: "{schema}", with: schema)
+    }
+
+    private static let version1 = """
+        CREATE TABLE {schema}.codes (
+            digest bytea PRIMARY KEY CHECK (octet_length(digest) = 32),
+            client_id text NOT NULL,
+            account_id text NOT NULL,
+            redirect_uri text NOT NULL,
+            scope text NOT NULL,
+            challenge_method text,
+            challenge_value text,
+            issued_at float8 NOT NULL,
+            expires_at float8 NOT NULL,
+            redeemed_grant uuid,
+            redeemed_at float8,
+            CHECK ((redeemed_grant IS NULL) = (redeemed_at IS NULL)),
+            CHECK ((challenge_method IS NULL) = (challenge_value IS NULL))
+        );
+        -- Pruning: unredeemed codes by their own expiry, redeemed ones through their grant.
+        CREATE INDEX codes_unredeemed_expiry ON {schema}.codes (expires_at) WHERE redeemed_grant IS NULL;
+        CREATE INDEX codes_redeemed_grant ON {schema}.codes (redeemed_grant) WHERE redeemed_grant IS NOT NULL;
+
+        CREATE TABLE {schema}.grants (
+            id uuid PRIMARY KEY,
+            client_id text NOT NULL,
+            account_id text NOT NULL,
+            scope text NOT NULL,
+            created_at float8 NOT NULL,
+            expires_at float8 NOT NULL,
+            current_refresh_token bytea CHECK (octet_length(current_refresh_token) = 32),
+            session bytea CHECK (octet_length(session) = 32),
+            revoked_at float8,
+            revocation_reason text,
+            CHECK ((revoked_at IS NULL) = (revocation_reason IS NULL))
+        );
+        CREATE INDEX grants_account ON {schema}.grants (account_id, created_at);
+        CREATE INDEX grants_expiry ON {schema}.grants (expires_at);
+
+        -- state: 0 active, 1 rotated (state_changed_at = rotatedAt, successor set), 2 retired.
+        CREATE TABLE {schema}.refresh_tokens (
+            digest bytea PRIMARY KEY CHECK (octet_length(digest) = 32),
+            grant_id uuid NOT NULL REFERENCES {schema}.grants (id) ON DELETE CASCADE,
+            issued_at float8 NOT NULL,
+            expires_at float8 NOT NULL,
+            state smallint NOT NULL CHECK (state IN (0, 1, 2)),
+            state_changed_at float8,
+            successor bytea CHECK (octet_length(successor) = 32),
+            CHECK ((state = 0) = (state_changed_at IS NULL)),
+            CHECK ((state = 1) = (successor IS NOT NULL))
+        );
+        CREATE INDEX refresh_tokens_grant ON {schema}.refresh_tokens (grant_id);
+        CREATE INDEX refresh_tokens_expiry ON {schema}.refresh_tokens (expires_at);
+
+        CREATE TABLE {schema}.access_tokens (
+            digest bytea PRIMARY KEY CHECK (octet_length(digest) = 32),
+            grant_id uuid NOT NULL REFERENCES {schema}.grants (id) ON DELETE CASCADE,
+            issued_at float8 NOT NULL,
+            expires_at float8 NOT NULL
+        );
+        CREATE INDEX access_tokens_grant ON {schema}.access_tokens (grant_id);
+        CREATE INDEX access_tokens_expiry ON {schema}.access_tokens (expires_at);
+
+        CREATE TABLE {schema}.sessions (
+            digest bytea PRIMARY KEY CHECK (octet_length(digest) = 32),
+            grant_id uuid NOT NULL REFERENCES {schema}.grants (id) ON DELETE CASCADE,
+            started_at float8 NOT NULL,
+            expires_at float8 NOT NULL
+        );
+        CREATE INDEX sessions_grant ON {schema}.sessions (grant_id);
+        CREATE INDEX sessions_expiry ON {schema}.sessions (expires_at);
+
+        CREATE TABLE {schema}.rate_limits (
+            key text PRIMARY KEY,
+            tokens float8 NOT NULL,
+            updated_at float8 NOT NULL
+        );
+        CREATE INDEX rate_limits_updated ON {schema}.rate_limits (updated_at);
+
+        -- Redeems a code and stores its grant, tokens and session in one transaction (GrantStore.redeemCode).
+        -- The conditional UPDATE is the single-use guarantee: of concurrent callers, the row lock admits one
+        -- at a time and each re-checks `redeemed_grant IS NULL` against the latest version (READ COMMITTED),
+        -- so exactly one finds it unredeemed. Outcome 0 redeemed, 1 already redeemed (into grant_id),
+        -- 2 not found or expired.
+        CREATE FUNCTION {schema}.redeem_code(
+            p_code bytea, p_now float8,
+            p_grant uuid, p_client text, p_account text, p_scope text, p_created float8, p_expires float8,
+            p_current_refresh bytea, p_session_pointer bytea,
+            p_access bytea, p_access_issued float8, p_access_expires float8,
+            p_refresh bytea, p_refresh_issued float8, p_refresh_expires float8,
+            p_session bytea, p_session_started float8, p_session_expires float8,
+            OUT outcome smallint, OUT grant_id uuid
+        ) LANGUAGE plpgsql AS $$
+        BEGIN
+            UPDATE {schema}.codes SET redeemed_grant = p_grant, redeemed_at = p_now
+                WHERE digest = p_code AND redeemed_grant IS NULL AND expires_at > p_now;
+            IF FOUND THEN
+                -- The grant and everything it starts with, in one statement.
+                WITH new_grant AS (
+                    INSERT INTO {schema}.grants VALUES (
+                        p_grant, p_client, p_account, p_scope, p_created, p_expires,
+                        p_current_refresh, p_session_pointer, NULL, NULL)
+                ), access AS (
+                    INSERT INTO {schema}.access_tokens
+                        SELECT p_access, p_grant, p_access_issued, p_access_expires WHERE p_access IS NOT NULL
+                ), refresh AS (
+                    INSERT INTO {schema}.refresh_tokens
+                        SELECT p_refresh, p_grant, p_refresh_issued, p_refresh_expires, 0, NULL, NULL
+                        WHERE p_refresh IS NOT NULL
+                )
+                INSERT INTO {schema}.sessions
+                    SELECT p_session, p_grant, p_session_started, p_session_expires WHERE p_session IS NOT NULL;
+                outcome := 0;
+                grant_id := p_grant;
+                RETURN;
+            END IF;
+            -- A new statement, so a new snapshot: a redemption that won meanwhile is visible.
+            SELECT c.redeemed_grant INTO grant_id FROM {schema}.codes c WHERE c.digest = p_code;
+            outcome := CASE WHEN grant_id IS NOT NULL THEN 1 ELSE 2 END;
+        END $$;
+
+        -- Rotates a refresh token (GrantStore.rotateRefreshToken). The compare-and-set is the UPDATE of the
+        -- grant's current token: concurrent callers naming the same `p_current` queue on the grant's row
+        -- lock and re-check `current_refresh_token = p_current` against the latest version, so exactly one
+        -- succeeds; everything else it writes hangs off that success. Outcome 0 rotated, 1 not found,
+        -- 2 grant not live, 3 superseded.
+        CREATE FUNCTION {schema}.rotate_refresh_token(
+            p_presented bytea, p_current bytea, p_now float8,
+            p_successor bytea, p_successor_grant uuid, p_successor_issued float8, p_successor_expires float8,
+            p_access bytea, p_access_grant uuid, p_access_issued float8, p_access_expires float8
+        ) RETURNS smallint LANGUAGE plpgsql AS $$
+        DECLARE
+            v_grant uuid;
+            v_live boolean;
+        BEGIN
+            UPDATE {schema}.grants g SET current_refresh_token = p_successor
+                FROM {schema}.refresh_tokens t
+                WHERE t.digest = p_presented AND g.id = t.grant_id
+                  AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current
+                  AND (p_presented = p_current OR (t.state = 1 AND t.successor = p_current));
+            IF NOT FOUND THEN
+                -- Nothing written; say why.
+                SELECT t.grant_id, g.revoked_at IS NULL AND g.expires_at > p_now INTO v_grant, v_live
+                    FROM {schema}.refresh_tokens t JOIN {schema}.grants g ON g.id = t.grant_id
+                    WHERE t.digest = p_presented;
+                IF NOT FOUND THEN
+                    RETURN 1;
+                ELSIF NOT v_live THEN
+                    RETURN 2;
+                END IF;
+                RETURN 3;
+            END IF;
+            -- The presented token now names the new successor (keeping its rotatedAt on a retry); on a
+            -- retry the successor it replaces is retired.
+            UPDATE {schema}.refresh_tokens SET
+                state = CASE WHEN digest = p_presented THEN 1 ELSE 2 END,
+                state_changed_at = CASE
+                    WHEN digest = p_presented AND p_presented <> p_current THEN state_changed_at
+                    ELSE p_now END,
+                successor = CASE WHEN digest = p_presented THEN p_successor ELSE NULL END
+                WHERE digest = p_presented OR (digest = p_current AND p_presented <> p_current);
+            WITH successor AS (
+                INSERT INTO {schema}.refresh_tokens
+                    VALUES (p_successor, p_successor_grant, p_successor_issued, p_successor_expires, 0, NULL, NULL)
+            )
+            INSERT INTO {schema}.access_tokens VALUES (p_access, p_access_grant, p_access_issued, p_access_expires);
+            RETURN 0;
+        END $$;
+
+        -- Replaces a grant's session (GrantStore.replaceSession). The grant's row is locked first; the
+        -- statements after it take new snapshots, so a session another caller stored meanwhile is the one
+        -- ended. Outcome 0 replaced (previous = the session ended), 1 grant not live.
+        CREATE FUNCTION {schema}.replace_session(
+            p_grant uuid, p_now float8,
+            p_session bytea, p_session_grant uuid, p_started float8, p_expires float8,
+            OUT outcome smallint, OUT previous bytea
+        ) LANGUAGE plpgsql AS $$
+        BEGIN
+            SELECT g.session INTO previous FROM {schema}.grants g
+                WHERE g.id = p_grant AND g.revoked_at IS NULL AND g.expires_at > p_now
+                FOR UPDATE;
+            IF NOT FOUND THEN
+                outcome := 1;
+                RETURN;
+            END IF;
+            -- New statements, new snapshots: the session ended is the grant's latest one.
+            WITH ended AS (
+                DELETE FROM {schema}.sessions s WHERE s.digest = previous
+            ), pointer AS (
+                UPDATE {schema}.grants SET session = p_session WHERE id = p_grant
+            )
+            INSERT INTO {schema}.sessions VALUES (p_session, p_session_grant, p_started, p_expires);
+            outcome := 0;
+        END $$;
+
+        -- Removes what can no longer matter at p_now (GrantStore.removeExpired) and returns how many rows.
+        -- A redeemed code goes with its grant, at the grant's expiry, so a replay can revoke it until then.
+        CREATE FUNCTION {schema}.remove_expired(p_now float8) RETURNS bigint LANGUAGE plpgsql AS $$
+        DECLARE
+            v_total bigint := 0;
+            v_count bigint;
+        BEGIN
+            DELETE FROM {schema}.codes WHERE redeemed_grant IS NULL AND expires_at <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.codes c USING {schema}.grants g
+                WHERE g.expires_at <= p_now AND c.redeemed_grant = g.id;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.access_tokens WHERE expires_at <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.refresh_tokens WHERE expires_at <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.sessions WHERE expires_at <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.grants WHERE expires_at <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            RETURN v_total + v_count;
+        END $$;
+        """
+}

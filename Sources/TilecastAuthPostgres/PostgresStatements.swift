@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+
+/// Every statement the store and the rate limiter send, for one schema.
+///
+/// Each `GrantStore` operation is one of these — one round trip, one transaction — except that a
+/// refused revocation or rotation reads once more to say why.
+struct PostgresStatements: Sendable {
+    /// The grant's columns, in the order ``PostgresRow/grant(at:)`` reads them.
+    static let grantColumns =
+        "g.id, g.client_id, g.account_id, g.scope, g.created_at, g.expires_at, g.current_refresh_token, g.session, g.revoked_at, g.revocation_reason"
+
+    let insertCode: PostgresStatement
+    let code: PostgresStatement
+    let redeemCode: PostgresStatement
+    let createGrant: PostgresStatement
+    let refreshToken: PostgresStatement
+    let rotateRefreshToken: PostgresStatement
+    let replaceSession: PostgresStatement
+    let revokeGrant: PostgresStatement
+    let revokeGrants: PostgresStatement
+    let accessToken: PostgresStatement
+    let session: PostgresStatement
+    let grant: PostgresStatement
+    let grantsOfAccount: PostgresStatement
+    let removeExpired: PostgresStatement
+    let migrationVersions: PostgresStatement
+    let rateLimitAdmit: PostgresStatement
+    let rateLimitWait: PostgresStatement
+    let rateLimitPrune: PostgresStatement
+
+    init(schema s: String) {
+        let grant = Self.grantColumns
+        func statement(_ name: String, _ sql: String) -> PostgresStatement {
+            PostgresStatement(name: "tilecast_\(name)", sql: sql)
+        }
+        insertCode = statement(
+            "insert_code",
+            """
+            INSERT INTO \(s).codes (digest, client_id, account_id, redirect_uri, scope, challenge_method,
+                challenge_value, issued_at, expires_at, redeemed_grant, redeemed_at)
+            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+            """
+        )
+        code = statement(
+            "code",
+            """
+            SELECT digest, client_id, account_id, redirect_uri, scope, challenge_method, challenge_value,
+                issued_at, expires_at, redeemed_grant, redeemed_at
+            FROM \(s).codes WHERE digest = $1
+            """
+        )
+        redeemCode = statement(
+            "redeem_code",
+            """
+            SELECT outcome, grant_id FROM \(s).redeem_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
+                $13, $14, $15, $16, $17, $18, $19)
+            """
+        )
+        createGrant = statement(
+            "create_grant",
+            """
+            WITH new_grant AS (
+                INSERT INTO \(s).grants VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id
+            ), access AS (
+                INSERT INTO \(s).access_tokens SELECT $11, $12, $13, $14 FROM new_grant WHERE $11 IS NOT NULL
+            ), refresh AS (
+                INSERT INTO \(s).refresh_tokens SELECT $15, $16, $17, $18, 0, NULL, NULL FROM new_grant
+                WHERE $15 IS NOT NULL
+            )
+            INSERT INTO \(s).sessions SELECT $19, $20, $21, $22 FROM new_grant WHERE $19 IS NOT NULL
+            """
+        )
+        refreshToken = statement(
+            "refresh_token",
+            """
+            SELECT \(grant), t.digest, t.issued_at, t.expires_at, t.state, t.state_changed_at, t.successor
+            FROM \(s).refresh_tokens t JOIN \(s).grants g ON g.id = t.grant_id WHERE t.digest = $1
+            """
+        )
+        rotateRefreshToken = statement(
+            "rotate_refresh_token",
+            "SELECT \(s).rotate_refresh_token($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+        )
+        replaceSession = statement(
+            "replace_session",
+            "SELECT outcome, previous FROM \(s).replace_session($1, $2, $3, $4, $5, $6)"
+        )
+        revokeGrant = statement(
+            "revoke_grant",
+            """
+            UPDATE \(s).grants g SET revoked_at = $2, revocation_reason = $3
+            WHERE g.id = $1 AND g.revoked_at IS NULL AND g.expires_at > $2
+            RETURNING \(grant)
+            """
+        )
+        revokeGrants = statement(
+            "revoke_grants",
+            """
+            UPDATE \(s).grants g SET revoked_at = $2, revocation_reason = $3
+            WHERE g.account_id = $1 AND g.revoked_at IS NULL AND g.expires_at > $2
+            RETURNING \(grant)
+            """
+        )
+        accessToken = statement(
+            "access_token",
+            """
+            SELECT \(grant), t.digest, t.issued_at, t.expires_at
+            FROM \(s).access_tokens t JOIN \(s).grants g ON g.id = t.grant_id WHERE t.digest = $1
+            """
+        )
+        session = statement(
+            "session",
+            """
+            SELECT \(grant), t.digest, t.started_at, t.expires_at
+            FROM \(s).sessions t JOIN \(s).grants g ON g.id = t.grant_id WHERE t.digest = $1
+            """
+        )
+        self.grant = statement("grant", "SELECT \(grant) FROM \(s).grants g WHERE g.id = $1")
+        grantsOfAccount = statement(
+            "grants_of_account",
+            "SELECT \(grant) FROM \(s).grants g WHERE g.account_id = $1 ORDER BY g.created_at, g.id"
+        )
+        removeExpired = statement("remove_expired", "SELECT \(s).remove_expired($1)")
+        migrationVersions = statement(
+            "migration_versions",
+            "SELECT version FROM \(s).schema_migrations ORDER BY version"
+        )
+        // One attempt against a token bucket: the key's row is inserted full-less-one, or locked (ON CONFLICT
+        // takes the row lock and re-reads the latest version), refilled for the time passed and debited if
+        // it holds a token. No row back means no token: nothing was written.
+        rateLimitAdmit = statement(
+            "rate_limit_admit",
+            """
+            INSERT INTO \(s).rate_limits AS r (key, tokens, updated_at) VALUES ($1, $3 - 1, $2)
+            ON CONFLICT (key) DO UPDATE SET
+                tokens = least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) - 1,
+                updated_at = greatest(r.updated_at, $2)
+            WHERE least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) >= 1
+            RETURNING r.tokens
+            """
+        )
+        // The whole seconds until the key's bucket holds a token again, for a refused attempt.
+        rateLimitWait = statement(
+            "rate_limit_wait",
+            """
+            SELECT greatest(1, ceil((1 - least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4)) * $4))::float8
+            FROM \(s).rate_limits r WHERE r.key = $1
+            """
+        )
+        rateLimitPrune = statement("rate_limit_prune", "DELETE FROM \(s).rate_limits WHERE updated_at <= $1")
+    }
+}

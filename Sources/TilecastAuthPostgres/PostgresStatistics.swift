@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// Counters of a store's or limiter's traffic with the server.
+public struct PostgresStatistics: Sendable, Hashable {
+    /// Requests sent and answered: statement executions, and the one-off preparation of each statement
+    /// on each connection.
+    public var roundTrips: Int
+    /// Connections opened, replacements of lost ones included.
+    public var connectionsOpened: Int
+}

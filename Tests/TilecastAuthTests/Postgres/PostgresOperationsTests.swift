@@ -1,0 +1,172 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+import TilecastAuth
+import TilecastAuthTesting
+
+@testable import TilecastAuthPostgres
+
+/// Migrations, connection loss and the rate limiter, against a real server.
+@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipMessage))
+struct PostgresOperationsTests {
+    static let clients = PostgresConcurrencyTests.clients
+
+    @Test("migrate() is idempotent, and of instances migrating at once exactly one applies each migration")
+    func migrationsAreIdempotent() async throws {
+        let schema = PostgresTestDatabase.uniqueSchema()
+        let stores = (0..<6).map { _ in
+            PostgresGrantStore(clients: Self.clients, configuration: PostgresTestDatabase.configuration(schema: schema))
+        }
+        let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
+            for store in stores {
+                group.addTask { try await store.migrate() }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(applied.filter { !$0.isEmpty } == [[1]])
+        #expect(try await stores[0].migrate() == [])
+    }
+
+    @Test("A store refuses a database whose schema is newer than it knows")
+    func newerSchemaIsRefused() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: store.configuration.schema)
+        try await admin.execute(
+            script:
+                "INSERT INTO \(store.configuration.schema).schema_migrations (version, summary) VALUES (999, 'future')"
+        )
+        await #expect(throws: PostgresError.self) { try await store.migrate() }
+    }
+
+    @Test("A connection the server closed is replaced before anything is sent; no operation fails")
+    func lostConnectionsAreReplaced() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients, maximumConnections: 2)
+        let grants = try await store.grants(of: "account-1")
+        #expect(grants.isEmpty)
+        let openedBefore = store.statistics.connectionsOpened
+
+        // An administrator ends every backend of this schema's store (the idle pooled connections).
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        let terminated = try await admin.terminateBackends(of: store.configuration.schema)
+        #expect(terminated >= 1)
+
+        // Reads and writes alike go through: the dead connection is noticed and replaced first.
+        #expect(try await store.grants(of: "account-1").isEmpty)
+        let now = Date()
+        let code = OpaqueToken.mint(.authorizationCode, using: SystemRandomSource())
+        try await store.insertCode(
+            AuthorizationCode(
+                digest: code.digest,
+                client: .tilecastIOS,
+                account: "account-1",
+                redirectURI: PostgresConcurrencyTests.callback,
+                scope: Scope("profile")!,
+                challenge: nil,
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(60)
+            )
+        )
+        #expect(try await store.authorizationCode(code.digest)?.digest == code.digest)
+        #expect(store.statistics.connectionsOpened > openedBefore)
+    }
+
+    @Test("An unreachable server is a thrown error — a 503 — never a crash or a hang")
+    func unreachableServer() async throws {
+        let store = PostgresGrantStore(
+            clients: Self.clients,
+            configuration: PostgresConfiguration(
+                databaseURL: "postgresql://127.0.0.1:1/none",
+                schema: "tilecast",
+                connectTimeout: 2
+            )
+        )
+        await #expect(throws: PostgresError.self) { _ = try await store.grant(GrantID(rawValue: UUID())) }
+        let engine = try IOSSessionEngine(store: store, accounts: InMemoryAccountDirectory(activeAccounts: []))
+        let body =
+            #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"tcr_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}"#
+        let response = await engine.handle(
+            request: EndpointRequest(
+                method: "POST",
+                headers: ["Content-Type": "application/json"],
+                body: Array(body.utf8),
+                peerAddress: "192.0.2.1"
+            )
+        )
+        #expect(response.status == 503)
+    }
+
+    @Test("The rate limiter counts attempts across instances and refuses past the capacity")
+    func rateLimiterAcrossInstances() async throws {
+        let schema = PostgresTestDatabase.uniqueSchema()
+        _ = try await PostgresTestDatabase.makeStore(clients: [], schema: schema)
+        let configuration = PostgresTestDatabase.configuration(schema: schema)
+        let first = PostgresRateLimiter(configuration: configuration, capacity: 3, refillInterval: 10)
+        let second = PostgresRateLimiter(configuration: configuration, capacity: 3, refillInterval: 10)
+        let key = RateLimitKey.peer("192.0.2.77")
+        let t0 = Date(timeIntervalSince1970: 1_800_000_000)
+        #expect(try await first.admit(key, at: t0) == .admitted)
+        #expect(try await second.admit(key, at: t0) == .admitted)
+        #expect(try await first.admit(key, at: t0) == .admitted)
+        #expect(try await second.admit(key, at: t0) == .limited(retryAfterSeconds: 10))
+        #expect(try await first.admit(key, at: t0.addingTimeInterval(4)) == .limited(retryAfterSeconds: 6))
+        #expect(try await second.admit(key, at: t0.addingTimeInterval(10)) == .admitted)
+        #expect(try await first.admit(RateLimitKey.peer("192.0.2.78"), at: t0) == .admitted)
+    }
+
+    @Test("50 concurrent attempts through two limiters against a capacity of 10: exactly 10 admitted")
+    func rateLimiterUnderConcurrency() async throws {
+        let schema = PostgresTestDatabase.uniqueSchema()
+        _ = try await PostgresTestDatabase.makeStore(clients: [], schema: schema)
+        let configuration = PostgresTestDatabase.configuration(schema: schema)
+        let limiters = [
+            PostgresRateLimiter(configuration: configuration, capacity: 10, refillInterval: 3600),
+            PostgresRateLimiter(configuration: configuration, capacity: 10, refillInterval: 3600),
+        ]
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let decisions = await withTaskGroup(of: RateLimitDecision?.self) { group in
+            for index in 0..<50 {
+                let limiter = limiters[index % 2]
+                group.addTask { try? await limiter.admit(RateLimitKey.peer("198.51.100.4"), at: now) }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(decisions.filter { $0 == .admitted }.count == 10)
+        #expect(decisions.filter { if case .limited = $0 { true } else { false } }.count == 40)
+    }
+}
+
+extension PostgresGrantStore {
+    /// Runs SQL text on one of the store's connections.
+    func execute(script: String) async throws {
+        try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+            try connection.execute(script: script)
+        }
+    }
+
+    /// Terminates the server backends of the store on `schema` — what `pg_terminate_backend` by an
+    /// administrator, or a server restart, does to a pool — and returns how many there were.
+    func terminateBackends(of schema: String) async throws -> Int {
+        let statement = PostgresStatement(
+            name: "test_terminate",
+            sql: "SELECT count(pg_terminate_backend(pid))::int4 FROM pg_stat_activity WHERE application_name = $1"
+        )
+        let remaining = PostgresStatement(
+            name: "test_remaining",
+            sql: "SELECT count(*)::int4 FROM pg_stat_activity WHERE application_name = $1"
+        )
+        let name: PostgresValue = .text("tilecast-auth/\(schema)")
+        let terminated = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+            Int(try connection.execute(statement, [name]).row(0).int4(0))
+        }
+        // Until the backends have really gone, so the next operation meets a closed connection.
+        for _ in 0..<200 {
+            let left = try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+                try connection.execute(remaining, [name]).row(0).int4(0)
+            }
+            if left == 0 { break }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        return terminated
+    }
+}
