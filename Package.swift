@@ -30,6 +30,7 @@ let package = Package(
             name: "TilecastAuthTool",
             dependencies: [
                 "TilecastAuth", "TilecastAuthConformance", "TilecastAuthVerification", "TilecastAuthBenchmarks",
+                "TilecastAuthPostgres",
             ]
         ),
         .testTarget(

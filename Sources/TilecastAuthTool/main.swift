@@ -12,6 +12,10 @@ let subcommands: [(name: String, type: any Subcommand.Type, summary: String)] = 
     ("soak", SoakCommand.self, "model-based randomized testing for a given time"),
     ("faults", FaultsCommand.self, "fail every store call of every flow in turn, and check each outcome"),
     ("bench", BenchCommand.self, "measure the engine's operations (run with `swift run -c release`)"),
+    (
+        "postgres-race", PostgresRaceCommand.self,
+        "several processes race one code and one refresh token on PostgreSQL;\n                exactly one of each may win"
+    ),
 ]
 let usage = """
     usage: tilecast-auth <subcommand> [arguments]   (tilecast-auth <subcommand> --help for its arguments)
