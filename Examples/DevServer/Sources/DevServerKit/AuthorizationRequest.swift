@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import TilecastAuth
+
+/// An authorization request's parameters (RFC 6749 §4.1.1, RFC 7636 §4.3), checked in the order
+/// RFC 6749 §4.1.2.1 needs: client and redirect URI first — an error there gets an error page, never a
+/// redirect, since the URI cannot be trusted — then the rest, whose errors go back to the callback.
+struct AuthorizationRequest {
+    /// Why a request was refused, and how to answer.
+    enum Refusal: Error {
+        /// An error page, no redirect.
+        case page(String)
+        /// A redirect to the callback with `error` (and `state`).
+        case redirect(uri: String, error: String, description: String, state: String?)
+    }
+
+    let client: ClientID
+    let redirectURI: String
+    let codeChallenge: String
+    let codeChallengeMethod: String
+    let scope: String
+    let state: String?
+
+    /// Reads and checks `parameters` against the registered `clients`.
+    init(_ parameters: [(name: String, value: String)], clients: [Client]) throws(Refusal) {
+        func values(_ name: String) -> [String] { parameters.filter { $0.name == name }.map(\.value) }
+        // RFC 6749 §3.1: parameters sent without a value are treated as omitted; none may repeat.
+        func single(_ name: String) -> String? { values(name).first.flatMap { $0.isEmpty ? nil : $0 } }
+
+        guard values("client_id").count <= 1, let clientID = single("client_id") else {
+            throw .page("The request has no client_id, or more than one.")
+        }
+        guard let client = clients.first(where: { $0.id.rawValue == clientID }) else {
+            throw .page("No client is registered as \(clientID).")
+        }
+        guard values("redirect_uri").count <= 1, let redirectURI = single("redirect_uri") else {
+            throw .page("The request has no redirect_uri, or more than one.")
+        }
+        guard client.redirectURIs.contains(redirectURI) else {
+            throw .page("\(redirectURI) is not a redirect URI registered for \(clientID).")
+        }
+        let state = single("state")
+        func refuse(_ error: String, _ description: String) -> Refusal {
+            .redirect(uri: redirectURI, error: error, description: description, state: state)
+        }
+        for name in ["response_type", "code_challenge", "code_challenge_method", "scope", "state"]
+        where values(name).count > 1 {
+            throw refuse("invalid_request", "\(name) is repeated.")
+        }
+        guard let responseType = single("response_type") else {
+            throw refuse("invalid_request", "response_type is required.")
+        }
+        guard responseType == "code" else {
+            throw refuse("unsupported_response_type", "Only response_type=code is supported.")
+        }
+        guard let challenge = single("code_challenge") else {
+            throw refuse("invalid_request", "code_challenge is required (PKCE).")
+        }
+        // RFC 7636 §4.4.1: a missing method means plain, which is not accepted.
+        guard single("code_challenge_method") == "S256" else {
+            throw refuse("invalid_request", "code_challenge_method must be S256.")
+        }
+        let scope = single("scope") ?? ""
+        let tokens = scope.split(separator: " ", omittingEmptySubsequences: false)
+        guard scope.isEmpty || tokens.allSatisfy({ client.allowedScopeTokens.contains(String($0)) }) else {
+            throw refuse("invalid_scope", "The scope holds a value this client may not have.")
+        }
+        self.client = client.id
+        self.redirectURI = redirectURI
+        self.codeChallenge = challenge
+        self.codeChallengeMethod = "S256"
+        self.scope = scope
+        self.state = state
+    }
+
+    /// The callback URL carrying `parameters` (RFC 6749 §4.1.2: added to the query, keeping any there).
+    static func callback(_ uri: String, _ parameters: [(String, String?)]) -> String {
+        let query = parameters.compactMap { name, value in value.map { "\(name)=\(FormData.encode($0))" } }
+        return uri + (uri.contains("?") ? "&" : "?") + query.joined(separator: "&")
+    }
+}

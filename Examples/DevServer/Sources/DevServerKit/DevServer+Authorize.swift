@@ -1,0 +1,115 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import TilecastAuth
+
+extension DevServer {
+    /// `GET /oauth/authorize`: the sign-in and consent page for a valid request; an error page or an
+    /// error redirect otherwise (RFC 6749 §4.1.2.1).
+    func authorizePage(_ request: HTTPRequest) async -> HTTPResponse {
+        let authorization: AuthorizationRequest
+        do {
+            authorization = try AuthorizationRequest(request.query, clients: Self.clients)
+        } catch {
+            return answer(error)
+        }
+        let accounts = Self.demoAccounts.enumerated().map { index, account in
+            """
+            <label><input type="radio" name="account" value="\(HTML.escape(account.id.rawValue))"\(index == 0 ? " checked" : "")>
+            \(HTML.escape(account.name)) <code>\(HTML.escape(account.id.rawValue))</code></label><br>
+            """
+        }.joined()
+        let hidden = request.query.map { HTML.hidden($0.name, $0.value) }.joined()
+        return .html(
+            200,
+            HTML.page(
+                title: "Sign in to Tilecast",
+                """
+                <p><strong>\(HTML.escape(authorization.client.rawValue))</strong> asks for
+                <code>\(HTML.escape(authorization.scope.isEmpty ? "(no scope)" : authorization.scope))</code>.</p>
+                <form method="post" action="/oauth/authorize">
+                \(hidden)
+                <p>Sign in as a demo account:</p>
+                <p>\(accounts)</p>
+                <button type="submit" name="decision" value="approve">Approve</button>
+                <button type="submit" name="decision" value="deny">Deny</button>
+                </form>
+                """
+            )
+        )
+    }
+
+    /// `POST /oauth/authorize`: the decision. Approval issues the code and redirects to the callback
+    /// with `code` and `state`; denial redirects with `access_denied`.
+    func authorizeDecision(_ request: HTTPRequest) async -> HTTPResponse {
+        let form = FormData.parse(request.body)
+        let authorization: AuthorizationRequest
+        do {
+            authorization = try AuthorizationRequest(
+                form.filter { $0.name != "account" && $0.name != "decision" },
+                clients: Self.clients
+            )
+        } catch {
+            return answer(error)
+        }
+        let decision = form.first { $0.name == "decision" }?.value
+        guard decision == "approve" else {
+            return .redirect(
+                to: AuthorizationRequest.callback(
+                    authorization.redirectURI,
+                    [
+                        ("error", "access_denied"), ("error_description", "The user denied the request."),
+                        ("state", authorization.state),
+                    ]
+                )
+            )
+        }
+        guard let accountID = form.first(where: { $0.name == "account" })?.value,
+            let account = Self.demoAccounts.first(where: { $0.id.rawValue == accountID })
+        else {
+            return .html(400, HTML.page(title: "Sign-in failed", "<p>Choose one of the demo accounts.</p>"))
+        }
+        do {
+            let issued = try await engine.issueCode(
+                account: account.id,
+                client: authorization.client,
+                redirectURI: authorization.redirectURI,
+                codeChallenge: authorization.codeChallenge,
+                codeChallengeMethod: authorization.codeChallengeMethod,
+                scope: authorization.scope
+            )
+            return .redirect(
+                to: AuthorizationRequest.callback(
+                    authorization.redirectURI,
+                    [("code", issued.code.unredactedValue), ("state", authorization.state)]
+                )
+            )
+        } catch {
+            guard error.mayRedirect else {
+                return .html(
+                    400,
+                    HTML.page(title: "Authorization failed", "<p>The client or redirect URI is not registered.</p>")
+                )
+            }
+            return .redirect(
+                to: AuthorizationRequest.callback(
+                    authorization.redirectURI,
+                    [("error", error.oauthErrorCode.description), ("state", authorization.state)]
+                )
+            )
+        }
+    }
+
+    private func answer(_ refusal: AuthorizationRequest.Refusal) -> HTTPResponse {
+        switch refusal {
+        case .page(let message):
+            return .html(400, HTML.page(title: "Authorization failed", "<p>\(HTML.escape(message))</p>"))
+        case .redirect(let uri, let error, let description, let state):
+            return .redirect(
+                to: AuthorizationRequest.callback(
+                    uri,
+                    [("error", error), ("error_description", description), ("state", state)]
+                )
+            )
+        }
+    }
+}

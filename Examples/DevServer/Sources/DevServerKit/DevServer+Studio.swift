@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TilecastAuth
+
+extension DevServer {
+    /// `GET /studio`: who the session cookie belongs to, or that there is none.
+    func studio(_ request: HTTPRequest) async -> HTTPResponse {
+        let authentication: Authentication
+        do {
+            authentication = try await engine.authenticateSession(headers: HTTPHeaders(request.headers))
+        } catch {
+            return .html(503, HTML.page(title: "Studio", "<p>The store is unavailable.</p>"))
+        }
+        guard case .authenticated(let grant) = authentication else {
+            return .html(
+                200,
+                HTML.page(title: "Studio", "<p id=\"who\">No session: not signed in.</p>")
+            )
+        }
+        let name = Self.demoAccounts.first { $0.id == grant.account }?.name ?? grant.account.rawValue
+        return .html(
+            200,
+            HTML.page(
+                title: "Studio",
+                """
+                <p id="who">Signed in as <strong>\(HTML.escape(name))</strong>
+                (<code>\(HTML.escape(grant.account.rawValue))</code>).</p>
+                <p>Grant <code>\(HTML.escape(grant.grant.description))</code>, client
+                <code>\(HTML.escape(grant.client.rawValue))</code>, scope <code>\(HTML.escape(grant.scope.rawValue))</code>.</p>
+                <form method="post" action="/studio/sign-out"><button type="submit">Sign out</button></form>
+                """
+            )
+        )
+    }
+
+    /// `POST /studio/sign-out`: signs the session out — which revokes its grant, with every token — and
+    /// expires the cookie.
+    func signOut(_ request: HTTPRequest) async -> HTTPResponse {
+        do {
+            _ = try await engine.signOut(headers: HTTPHeaders(request.headers))
+        } catch {
+            return .html(503, HTML.page(title: "Sign out", "<p>The store is unavailable; nothing changed.</p>"))
+        }
+        return .redirect(
+            to: "/studio",
+            status: 303,
+            headers: [("Set-Cookie", SessionCookie.deletion(configuration: cookie).headerValue)]
+        )
+    }
+
+    /// `GET /api/v1/me`: the native API's view of a bearer access token — the account behind it, or 401
+    /// (RFC 6750 §3).
+    func me(_ request: HTTPRequest) async -> HTTPResponse {
+        let authentication: Authentication
+        do {
+            authentication = try await engine.authenticateBearer(headers: HTTPHeaders(request.headers))
+        } catch {
+            return .json(503, #"{"error":"temporarily_unavailable"}"#)
+        }
+        guard case .authenticated(let grant) = authentication else {
+            return .json(
+                401,
+                #"{"error":"invalid_token","error_description":"The access token is missing, malformed, expired or revoked."}"#,
+                headers: [("WWW-Authenticate", #"Bearer error="invalid_token""#)]
+            )
+        }
+        let body: [String: String] = [
+            "account": grant.account.rawValue, "client": grant.client.rawValue, "scope": grant.scope.rawValue,
+            "grant": grant.grant.description,
+        ]
+        let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
+        return HTTPResponse(
+            status: 200,
+            headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+            body: Array(data)
+        )
+    }
+}

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Synchronization
+public import TilecastAuth
+import TilecastAuthPostgres
+
+/// A local Tilecast auth server: TilecastAuth's engine embedded exactly as a production server embeds
+/// it, behind libmicrohttpd, with the pages around the endpoint that a sign-in needs — the authorize
+/// page, Studio, the native API and an account page with the grants.
+public final class DevServer: Sendable {
+    /// The demo accounts anyone may sign in as.
+    public static let demoAccounts: [(id: AccountID, name: String)] = [
+        ("ada@tilecast.test", "Ada Lovelace"), ("grace@tilecast.test", "Grace Hopper"),
+    ]
+    static let callback = "tilecast-ios://oauth/callback"
+    static let clients = [
+        Client(
+            id: .tilecastIOS,
+            redirectURIs: [callback],
+            allowedScopeTokens: ["tiles:read", "tiles:write", "profile"]
+        )
+    ]
+
+    public let engine: IOSSessionEngine
+    let configuration: DevServerConfiguration
+    let cookie: SessionCookieConfiguration
+    private let http: HTTPServer
+    private let boundPort = Mutex<UInt16>(0)
+    private let postgresStore: PostgresGrantStore?
+    /// Where each request's line goes: method, path, status, duration — never a query, header or body.
+    private let log: @Sendable (String) -> Void
+
+    /// Prepares the server: the store (a PostgreSQL one is migrated), the engine and its cookie.
+    public init(
+        configuration: DevServerConfiguration,
+        log: @escaping @Sendable (String) -> Void = { print($0) }
+    ) async throws {
+        self.configuration = configuration
+        self.log = log
+        cookie =
+            configuration.insecureDevelopmentCookie && !configuration.usesTLS
+            ? SessionCookieConfiguration(name: "tilecast_session", secure: false)
+            : SessionCookieConfiguration()
+        let store: any GrantStore
+        switch configuration.store {
+        case .memory:
+            store = InMemoryGrantStore(clients: Self.clients)
+            postgresStore = nil
+        case .postgres(let databaseURL):
+            let postgres = PostgresGrantStore(
+                clients: Self.clients,
+                configuration: PostgresConfiguration(databaseURL: databaseURL, schema: "tilecast_dev")
+            )
+            try await postgres.migrate()
+            store = postgres
+            postgresStore = postgres
+        }
+        engine = try IOSSessionEngine(
+            configuration: EngineConfiguration(callbackURI: Self.callback, cookie: cookie),
+            store: store,
+            accounts: InMemoryAccountDirectory(activeAccounts: Set(Self.demoAccounts.map(\.id)))
+        )
+        let router = Router()
+        http = HTTPServer { request in await router.handle(request) }
+        router.server.withLock { $0 = self }
+    }
+
+    /// Starts listening and returns the port.
+    @discardableResult
+    public func start() throws -> UInt16 {
+        var tls: (key: String, certificate: String)?
+        if let keyPath = configuration.tlsKeyPath, let certificatePath = configuration.tlsCertificatePath {
+            tls = (
+                try String(contentsOfFile: keyPath, encoding: .utf8),
+                try String(contentsOfFile: certificatePath, encoding: .utf8)
+            )
+        }
+        let port = try http.start(host: configuration.host, port: configuration.port, tls: tls)
+        boundPort.withLock { $0 = port }
+        return port
+    }
+
+    /// Finishes the requests under way and stops.
+    public func stop() {
+        http.stop()
+        postgresStore?.close()
+    }
+
+    /// The server's base URL, once started.
+    public var baseURL: String {
+        "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(boundPort.withLock { $0 })"
+    }
+
+    // MARK: Routing
+
+    func handle(_ request: HTTPRequest) async -> HTTPResponse {
+        let started = DispatchTime.now().uptimeNanoseconds
+        let response = await route(request)
+        let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
+        log("\(request.method) \(request.path) \(response.status) \(String(format: "%.1f", milliseconds)) ms")
+        return response
+    }
+
+    private func route(_ request: HTTPRequest) async -> HTTPResponse {
+        switch (request.method, request.path) {
+        case (_, "/api/v1/oauth/ios-session"):
+            return await iosSession(request)
+        case ("GET", "/oauth/authorize"):
+            return await authorizePage(request)
+        case ("POST", "/oauth/authorize"):
+            return await authorizeDecision(request)
+        case ("GET", "/studio"):
+            return await studio(request)
+        case ("POST", "/studio/sign-out"):
+            return await signOut(request)
+        case ("GET", "/api/v1/me"):
+            return await me(request)
+        case ("GET", "/account"):
+            return await account(request)
+        case ("POST", "/account/revoke"):
+            return await revoke(request)
+        case ("GET", "/"):
+            return home()
+        default:
+            return .html(404, HTML.page(title: "Not found", "<p>No page here.</p>"))
+        }
+    }
+
+    /// `POST /api/v1/oauth/ios-session`: the engine, untouched.
+    private func iosSession(_ request: HTTPRequest) async -> HTTPResponse {
+        let response = await engine.handle(
+            request: EndpointRequest(
+                method: request.method,
+                headers: HTTPHeaders(request.headers),
+                body: request.body,
+                peerAddress: request.peerAddress
+            )
+        )
+        return HTTPResponse(
+            status: response.status,
+            headers: response.headers.fields.map { ($0.name, $0.value) },
+            body: response.body
+        )
+    }
+
+    private func home() -> HTTPResponse {
+        .html(
+            200,
+            HTML.page(
+                title: "Tilecast dev server",
+                """
+                <p>Endpoints: <code>GET /oauth/authorize</code>, <code>POST /api/v1/oauth/ios-session</code>,
+                <code>GET /studio</code>, <code>POST /studio/sign-out</code>, <code>GET /api/v1/me</code>,
+                <code>GET /account</code>.</p>
+                <p>Demo accounts: \(Self.demoAccounts.map { "<code>\(HTML.escape($0.id.rawValue))</code>" }.joined(separator: ", ")).</p>
+                """
+            )
+        )
+    }
+}

@@ -1,0 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
+
+/// The server could not start.
+public struct HTTPServerError: Error, CustomStringConvertible {
+    public let description: String
+
+    init(_ description: String) {
+        self.description = description
+    }
+}

@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import DevServerKit
+import Dispatch
+import Foundation
+import TilecastAuth
+
+/// `tilecast-dev-server`: the local Tilecast auth server. See Examples/DevServer/README.md.
+let usage = """
+    usage: swift run --package-path Examples/DevServer tilecast-dev-server [options]
+
+      --port N                     the port (default 8080)
+      --host ADDRESS               the IPv4 address to listen on (default 127.0.0.1, loopback only)
+      --store memory|postgres      where grants live (default memory)
+      --database-url URL           the PostgreSQL server, with --store postgres (schema tilecast_dev)
+      --insecure-development-cookie
+                                   plain HTTP: name the session cookie tilecast_session, without Secure
+                                   (the production __Host- cookie cannot travel over HTTP)
+      --tls-cert PATH --tls-key PATH
+                                   serve HTTPS with this PEM certificate and key, keeping the production
+                                   cookie
+    """
+
+/// Writes a line to standard output at once — unbuffered, so the log is current even in a file or pipe.
+func say(_ text: String) {
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
+
+var configuration = DevServerConfiguration()
+var arguments = CommandLine.arguments.dropFirst()
+var databaseURL: String?
+var storeName = "memory"
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("tilecast-dev-server: \(message)\n\n\(usage)\n".utf8))
+    exit(64)
+}
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--help", "-h":
+        say(usage)
+        exit(0)
+    case "--insecure-development-cookie":
+        configuration.insecureDevelopmentCookie = true
+    default:
+        guard let value = arguments.popFirst() else { fail("\(argument) needs a value") }
+        switch argument {
+        case "--port":
+            guard let port = UInt16(value) else { fail("--port needs a port number") }
+            configuration.port = port
+        case "--host": configuration.host = value
+        case "--store": storeName = value
+        case "--database-url": databaseURL = value
+        case "--tls-cert": configuration.tlsCertificatePath = value
+        case "--tls-key": configuration.tlsKeyPath = value
+        default: fail("unknown option \(argument)")
+        }
+    }
+}
+switch storeName {
+case "memory": break
+case "postgres":
+    guard let databaseURL else { fail("--store postgres needs --database-url") }
+    configuration.store = .postgres(databaseURL: databaseURL)
+default: fail("--store takes memory or postgres")
+}
+if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {
+    fail("--tls-cert and --tls-key go together")
+}
+
+let server: DevServer
+do {
+    server = try await DevServer(configuration: configuration, log: say)
+    try server.start()
+} catch {
+    fail("could not start: \(error)")
+}
+
+let base = server.baseURL
+say(
+    """
+    Tilecast dev server on \(base)   (\(storeName) store)
+
+      authorize   \(base)/oauth/authorize?response_type=code&client_id=tilecast-ios&redirect_uri=tilecast-ios%3A%2F%2Foauth%2Fcallback&code_challenge=<S256>&code_challenge_method=S256&state=<state>&scope=tiles%3Aread%20profile
+      endpoint    \(base)/api/v1/oauth/ios-session
+      studio      \(base)/studio
+      native API  \(base)/api/v1/me
+      accounts    \(base)/account
+
+      demo accounts: \(DevServer.demoAccounts.map { "\($0.id.rawValue) (\($0.name))" }.joined(separator: ", "))
+    """
+)
+if configuration.insecureDevelopmentCookie && configuration.tlsCertificatePath == nil {
+    say(
+        """
+
+        WARNING: --insecure-development-cookie: the session cookie is tilecast_session without Secure, so it
+        travels over plain HTTP. Development only — never expose this server beyond your machine.
+        """
+    )
+} else if configuration.tlsCertificatePath == nil {
+    say(
+        """
+
+        note: over plain HTTP the production cookie (__Host-tilecast_session, Secure) is sent but a browser
+        will not store it; use --insecure-development-cookie, or --tls-cert and --tls-key.
+        """
+    )
+}
+if configuration.host != "127.0.0.1" {
+    say("\nWARNING: listening on \(configuration.host), not loopback only.")
+}
+
+// Graceful shutdown: stop accepting, finish the requests under way, then exit.
+await TerminationSignal.wait()
+say("\nshutting down")
+server.stop()
+say("stopped")
