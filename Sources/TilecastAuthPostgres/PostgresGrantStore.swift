@@ -248,36 +248,30 @@ public final class PostgresGrantStore: GrantStore, Sendable {
     }
 
     public func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {
-        let statement = statements.accessToken
-        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
-            let result = try connection.execute(statement, [.digest(digest)])
-            guard result.rowCount > 0 else { return nil }
-            let row = result.row(0)
-            let grant = try row.grant()
-            let token = AccessToken(
-                digest: try row.digest(10),
-                grant: grant.id,
-                issuedAt: try row.date(11),
-                expiresAt: try row.date(12)
+        try await lookUp(digest, with: statements.accessToken) { row, grant throws(PostgresError) in
+            AccessTokenLookup(
+                token: AccessToken(
+                    digest: try row.digest(10),
+                    grant: grant.id,
+                    issuedAt: try row.date(11),
+                    expiresAt: try row.date(12)
+                ),
+                grant: grant
             )
-            return AccessTokenLookup(token: token, grant: grant)
         }
     }
 
     public func session(_ digest: SecretDigest) async throws -> SessionLookup? {
-        let statement = statements.session
-        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
-            let result = try connection.execute(statement, [.digest(digest)])
-            guard result.rowCount > 0 else { return nil }
-            let row = result.row(0)
-            let grant = try row.grant()
-            let session = StudioSession(
-                digest: try row.digest(10),
-                grant: grant.id,
-                startedAt: try row.date(11),
-                expiresAt: try row.date(12)
+        try await lookUp(digest, with: statements.session) { row, grant throws(PostgresError) in
+            SessionLookup(
+                session: StudioSession(
+                    digest: try row.digest(10),
+                    grant: grant.id,
+                    startedAt: try row.date(11),
+                    expiresAt: try row.date(12)
+                ),
+                grant: grant
             )
-            return SessionLookup(session: session, grant: grant)
         }
     }
 
@@ -308,13 +302,23 @@ public final class PostgresGrantStore: GrantStore, Sendable {
     // MARK: Helpers
 
     private func lookUpRefreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
-        let statement = statements.refreshToken
-        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+        try await lookUp(digest, with: statements.refreshToken) { row, grant throws(PostgresError) in
+            RefreshTokenLookup(token: try row.refreshToken(at: 10, grant: grant.id), grant: grant)
+        }
+    }
+
+    /// A secret's row joined with its grant — the grant's columns first — made into a lookup by `make`;
+    /// `nil` when no row has the digest.
+    private func lookUp<Lookup: Sendable>(
+        _ digest: SecretDigest,
+        with statement: PostgresStatement,
+        _ make: @escaping @Sendable (PostgresRow, Grant) throws(PostgresError) -> Lookup
+    ) async throws -> Lookup? {
+        try await pool.withConnection(idempotent: true) { connection throws(PostgresError) -> Lookup? in
             let result = try connection.execute(statement, [.digest(digest)])
             guard result.rowCount > 0 else { return nil }
             let row = result.row(0)
-            let grant = try row.grant()
-            return RefreshTokenLookup(token: try row.refreshToken(at: 10, grant: grant.id), grant: grant)
+            return try make(row, try row.grant())
         }
     }
 

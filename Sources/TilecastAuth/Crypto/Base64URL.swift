@@ -79,23 +79,13 @@ enum Base64URL {
         return text.withUTF8 { characters -> SHA256Words? in
             guard characters.count == 43 else { return nil }
             var words = InlineArray<8, UInt32>(repeating: 0)
-            var accumulator: UInt32 = 0
-            var bits = 0
             var byteCount = 0
-            for character in characters {
-                guard let value = value(of: character) else { return nil }
-                accumulator = (accumulator << 6) | UInt32(value)
-                bits += 6
-                if bits >= 8 {
-                    bits -= 8
-                    let byte = (accumulator >> UInt32(bits)) & 0xFF
-                    accumulator &= (1 << UInt32(bits)) - 1
-                    words[byteCount / 4] = words[byteCount / 4] << 8 | byte
-                    byteCount += 1
-                }
+            let canonical = decodeCanonically(characters) { byte in
+                words[byteCount / 4] = words[byteCount / 4] << 8 | UInt32(byte)
+                byteCount += 1
             }
-            // 43 characters carry 258 bits: the 2 left over must be zero for the encoding to be canonical.
-            guard byteCount == 32, accumulator == 0 else { return nil }
+            // 43 characters carry 32 bytes and 2 bits, which decodeCanonically has checked are zero.
+            guard canonical, byteCount == 32 else { return nil }
             return SHA256Words(
                 w0: words[0],
                 w1: words[1],
@@ -119,19 +109,30 @@ enum Base64URL {
         guard characters.count % 4 != 1 else { return nil }
         var output = [UInt8]()
         output.reserveCapacity(characters.count * 3 / 4)
+        guard decodeCanonically(characters, { output.append($0) }) else { return nil }
+        return output
+    }
+
+    /// Hands each decoded byte of `characters` to `body`; returns `false` at a character outside the
+    /// alphabet, or when the bits left over at the end are not zero — which would let two encodings
+    /// decode to the same bytes.
+    @inline(__always)
+    private static func decodeCanonically(
+        _ characters: some Sequence<UInt8>,
+        _ body: (UInt8) -> Void
+    ) -> Bool {
         var accumulator: UInt32 = 0
         var bits = 0
         for character in characters {
-            guard let value = value(of: character) else { return nil }
+            guard let value = value(of: character) else { return false }
             accumulator = (accumulator << 6) | UInt32(value)
             bits += 6
             if bits >= 8 {
                 bits -= 8
-                output.append(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                body(UInt8(truncatingIfNeeded: accumulator >> UInt32(bits)))
+                accumulator &= (1 << UInt32(bits)) - 1
             }
         }
-        // The bits left over must be zero, or two encodings would decode to the same bytes.
-        guard accumulator & ((1 << UInt32(bits)) - 1) == 0 else { return nil }
-        return output
+        return accumulator == 0
     }
 }
