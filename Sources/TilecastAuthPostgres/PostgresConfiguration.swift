@@ -6,20 +6,22 @@ public struct PostgresConfiguration: Sendable {
     /// `postgresql://tilecast@db.internal/tilecast?sslmode=verify-full` or
     /// `postgresql:///tilecast?host=/var/run/postgresql` (a Unix socket). It goes to the primary: every
     /// read of a code, token or session must see the latest write (see `Docs/PostgreSQL.md`).
-    public var databaseURL: String
+    public let databaseURL: String
 
     /// The schema that holds the tables and functions, created by ``PostgresGrantStore/migrate()``. One
-    /// to 63 characters of `a`–`z`, `0`–`9` and `_`, not starting with a digit.
-    public var schema: String
+    /// to 63 characters of `a`–`z`, `0`–`9` and `_`, not starting with a digit nor with `pg_` (which
+    /// PostgreSQL reserves). It is quoted wherever it is used, so a keyword such as `user` works too.
+    public let schema: String
 
     /// The most connections open at once. One caller holds one connection for one operation; callers
     /// beyond this wait for a connection to come back.
-    public var maximumConnections: Int
+    public let maximumConnections: Int
 
     /// Seconds to wait for a new connection (libpq's `connect_timeout`).
-    public var connectTimeout: Int
+    public let connectTimeout: Int
 
-    /// Creates a configuration.
+    /// Creates a configuration. The fields are constants, so no check can be skipped by setting them
+    /// afterwards.
     ///
     /// - Precondition: `schema` is a valid schema name as described above, `maximumConnections` is at
     ///   least 1 and `connectTimeout` at least 1.
@@ -29,7 +31,7 @@ public struct PostgresConfiguration: Sendable {
         maximumConnections: Int = 10,
         connectTimeout: Int = 10
     ) {
-        precondition(Self.isValidSchemaName(schema), "schema must match [a-z_][a-z0-9_]{0,62}")
+        precondition(Self.isValidSchemaName(schema), "schema must match [a-z_][a-z0-9_]{0,62} without a pg_ prefix")
         precondition(maximumConnections >= 1, "maximumConnections must be at least 1")
         precondition(connectTimeout >= 1, "connectTimeout must be at least 1")
         self.databaseURL = databaseURL
@@ -38,13 +40,16 @@ public struct PostgresConfiguration: Sendable {
         self.connectTimeout = connectTimeout
     }
 
-    /// Whether `name` may be spliced into SQL as an identifier without quoting.
+    /// The schema as a quoted SQL identifier.
+    var quotedSchema: String { "\"\(schema)\"" }
+
+    /// Whether `name` is a schema name the store accepts.
     public static func isValidSchemaName(_ name: String) -> Bool {
         let bytes = Array(name.utf8)
         guard (1...63).contains(bytes.count), let first = bytes.first else { return false }
         let isLetter = { (byte: UInt8) in (0x61...0x7A).contains(byte) || byte == 0x5F }
         let isDigit = { (byte: UInt8) in (0x30...0x39).contains(byte) }
-        return isLetter(first) && bytes.allSatisfy { isLetter($0) || isDigit($0) }
+        return isLetter(first) && bytes.allSatisfy { isLetter($0) || isDigit($0) } && !name.hasPrefix("pg_")
     }
 }
 

@@ -26,8 +26,16 @@ final class PostgresConnection: @unchecked Sendable {
         PQfinish(handle)
     }
 
-    /// Opens a connection. Blocks; call it on a connection queue.
+    /// Opens a connection. Blocks; call it on a dispatch thread.
+    ///
+    /// The connection runs at READ COMMITTED whatever the server's `default_transaction_isolation`: every
+    /// concurrency argument of the store rests on it (see `Docs/PostgreSQL.md`).
     static func open(_ configuration: PostgresConfiguration) throws(PostgresError) -> PostgresConnection {
+        // A URL libpq cannot parse is refused before connecting, with a message of our own: libpq's quotes
+        // the offending part, which may be the password.
+        guard isParsable(configuration.databaseURL) else {
+            throw PostgresError(.connection, message: "the database URL is not a valid libpq connection string or URI")
+        }
         let keys = ["dbname", "connect_timeout", "application_name", "client_encoding"]
         // The schema in the application name tells an administrator (pg_stat_activity) which store a
         // connection belongs to.
@@ -49,15 +57,33 @@ final class PostgresConnection: @unchecked Sendable {
         }
         // Notices ("schema already exists, skipping") are not errors; libpq would print them to stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
-        return PostgresConnection(handle: handle)
+        let connection = PostgresConnection(handle: handle)
+        try connection.execute(script: "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED")
+        return connection
     }
 
-    /// Whether the connection can take a statement: open, outside a transaction, and not closed by the
-    /// server while it was idle. Reading what the server sent (a terminated backend says so before it
-    /// closes the socket) costs no round trip.
+    /// Whether libpq can parse `url` as a connection string or URI.
+    private static func isParsable(_ url: String) -> Bool {
+        var error: UnsafeMutablePointer<CChar>?
+        guard let options = PQconninfoParse(url, &error) else {
+            if let error { PQfreemem(error) }
+            return false
+        }
+        PQconninfoFree(options)
+        return true
+    }
+
+    /// Whether the connection can take a statement: open, outside a transaction, and with nothing to
+    /// read. A healthy connection waiting in the pool receives nothing — the store does not `LISTEN` — so
+    /// anything readable is news, and the news that matters is a terminated backend's goodbye or the end
+    /// of the stream (a restart, `pg_terminate_backend`, `idle_session_timeout`). Such a connection is
+    /// replaced rather than used; checking costs a `poll` with no timeout, not a round trip.
     var isUsable: Bool {
-        _ = PQconsumeInput(handle)
-        return PQstatus(handle) == CONNECTION_OK && PQtransactionStatus(handle) == PQTRANS_IDLE
+        guard PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE else { return false }
+        let socket = PQsocket(handle)
+        guard socket >= 0 else { return false }
+        var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, 0) == 0
     }
 
     /// Executes a prepared statement with binary parameters and binary results.

@@ -41,9 +41,10 @@ final class PostgresConnectionPool: Sendable {
     /// Runs `body` with a connection of its own, on a dispatch thread.
     ///
     /// - Parameters:
-    ///   - idempotent: Whether `body` may run twice: a read, or a write that is one transaction whose
-    ///     failure wrote nothing. A lost connection is then retried once on a fresh one; a serialization
-    ///     failure or deadlock is retried for any body, since its transaction rolled back.
+    ///   - idempotent: Whether `body` may run twice: a read, or a write whose repetition changes nothing.
+    ///     A connection lost during it is then retried once on a fresh one. A serialization failure or
+    ///     deadlock is retried — twice at most — for any body, since its transaction rolled back. A
+    ///     connection that cannot be opened is not retried.
     func withConnection<Value: Sendable>(
         idempotent: Bool,
         _ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> Value
@@ -134,21 +135,34 @@ final class PostgresConnectionPool: Sendable {
         }
         var roundTrips = 0
         defer { release(connection, roundTrips: roundTrips) }
-        var attemptsLeft = 3
+        var transientRetries = 2
+        var lostConnectionRetries = idempotent ? 1 : 0
         while true {
-            attemptsLeft -= 1
+            let current: PostgresConnection
             do throws(PostgresError) {
-                let current = try usable(connection)
-                connection = current
-                let before = current.roundTrips
-                defer { roundTrips += current.roundTrips - before }
-                return .success(try body(current))
+                current = try usable(connection)
             } catch {
-                let broken = error.kind == .connection || connection?.isUsable != true
-                if broken {
+                // Not retried: a server that cannot be reached within connectTimeout is answered now.
+                connection = nil
+                return .failure(error)
+            }
+            connection = current
+            let before = current.roundTrips
+            do throws(PostgresError) {
+                let value = try body(current)
+                roundTrips += current.roundTrips - before
+                return .success(value)
+            } catch {
+                roundTrips += current.roundTrips - before
+                let lost = error.kind == .connection || !current.isUsable
+                if lost {
                     connection = nil
                 }
-                guard attemptsLeft > 0, error.isTransient || (broken && idempotent) else {
+                if error.isTransient && transientRetries > 0 {
+                    transientRetries -= 1
+                } else if lost && lostConnectionRetries > 0 {
+                    lostConnectionRetries -= 1
+                } else {
                     return .failure(error)
                 }
             }

@@ -13,7 +13,7 @@ public struct PostgresError: Error, Sendable, Hashable {
         case statement
         /// The server answered in a shape this library does not expect (wrong columns or types).
         case unexpectedResult
-        /// The database's schema is older or newer than this library's; run ``PostgresGrantStore/migrate()``.
+        /// The database's schema is newer than this library knows: a newer release migrated it.
         case schemaVersion
         /// The store was closed.
         case closed

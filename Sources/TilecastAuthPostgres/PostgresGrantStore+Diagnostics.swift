@@ -26,7 +26,7 @@ extension PostgresGrantStore {
     /// Drops the store's schema with everything in it. For benchmarks and tests that made a schema of
     /// their own; never for a schema that holds real grants.
     package func dropSchema() async throws {
-        let schema = configuration.schema
+        let schema = configuration.quotedSchema
         try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
             try connection.execute(script: "DROP SCHEMA IF EXISTS \(schema) CASCADE")
         }

@@ -27,7 +27,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
     public init(clients: [Client], configuration: PostgresConfiguration) {
         self.clients = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         self.pool = PostgresConnectionPool(configuration: configuration)
-        self.statements = PostgresStatements(schema: configuration.schema)
+        self.statements = PostgresStatements(schema: configuration.quotedSchema)
     }
 
     /// Closes the idle connections and refuses further operations.
@@ -44,18 +44,29 @@ public final class PostgresGrantStore: GrantStore, Sendable {
 
     /// Creates the schema or brings it up to this library's version. Idempotent, and safe to call from
     /// several instances at once: an advisory lock lets one apply each migration while the others wait
-    /// and then find nothing to do. Returns the versions it applied.
+    /// and then find nothing to do. A schema already at this version is left alone without any DDL, so
+    /// a role without `CREATE` may call it too. Returns the versions it applied.
+    ///
+    /// - Throws: ``PostgresError/Kind/schemaVersion`` when the database's schema is newer than this
+    ///   library knows.
     @discardableResult
     public func migrate() async throws -> [Int] {
+        if try await schemaVersion() == PostgresSchema.currentVersion {
+            return []
+        }
         let schema = configuration.schema
-        let versions = statements.migrationVersions
+        let quoted = configuration.quotedSchema
+        let versions = PostgresStatement(
+            name: "tilecast_migration_versions",
+            sql: "SELECT version FROM \(quoted).schema_migrations ORDER BY version"
+        )
         return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
             try connection.execute(
                 script: """
-                    BEGIN;
+                    BEGIN ISOLATION LEVEL READ COMMITTED;
                     SELECT pg_advisory_xact_lock(hashtext('tilecast-auth migrations'), hashtext('\(schema)'));
-                    CREATE SCHEMA IF NOT EXISTS \(schema);
-                    CREATE TABLE IF NOT EXISTS \(schema).schema_migrations (
+                    CREATE SCHEMA IF NOT EXISTS \(quoted);
+                    CREATE TABLE IF NOT EXISTS \(quoted).schema_migrations (
                         version integer PRIMARY KEY,
                         summary text NOT NULL,
                         applied_at timestamptz NOT NULL DEFAULT now()
@@ -63,22 +74,19 @@ public final class PostgresGrantStore: GrantStore, Sendable {
                     """
             )
             do throws(PostgresError) {
+                // Read after the lock, so an instance that waited sees what the first one applied.
                 let applied = Set(
                     try connection.execute(versions, []).rows.map { row throws(PostgresError) in Int(try row.int4(0)) }
                 )
                 if let newest = applied.max(), newest > PostgresSchema.currentVersion {
-                    throw PostgresError(
-                        .schemaVersion,
-                        message:
-                            "the database has schema version \(newest); this library knows up to \(PostgresSchema.currentVersion)"
-                    )
+                    throw Self.newerSchema(newest)
                 }
                 var appliedNow: [Int] = []
                 for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
-                    try connection.execute(script: PostgresSchema.sql(migration, schema: schema))
+                    try connection.execute(script: PostgresSchema.sql(migration, schema: quoted))
                     try connection.execute(
                         script:
-                            "INSERT INTO \(schema).schema_migrations (version, summary) VALUES (\(migration.version), '\(migration.summary)')"
+                            "INSERT INTO \(quoted).schema_migrations (version, summary) VALUES (\(migration.version), '\(migration.summary)')"
                     )
                     appliedNow.append(migration.version)
                 }
@@ -89,6 +97,37 @@ public final class PostgresGrantStore: GrantStore, Sendable {
                 throw error
             }
         }
+    }
+
+    /// The schema version the database holds — `nil` before the first ``migrate()`` — for a server that
+    /// runs its migrations at deploy time and only checks at start-up.
+    ///
+    /// - Throws: ``PostgresError/Kind/schemaVersion`` when it is newer than this library knows.
+    public func schemaVersion() async throws -> Int? {
+        let statement = PostgresStatement(
+            name: "tilecast_schema_version",
+            sql: "SELECT coalesce(max(version), 0)::int4 FROM \(configuration.quotedSchema).schema_migrations"
+        )
+        let version = try await pool.withConnection(idempotent: true) { connection throws(PostgresError) -> Int? in
+            do throws(PostgresError) {
+                let version = Int(try Self.single(try connection.execute(statement, [])).int4(0))
+                return version == 0 ? nil : version
+            } catch  where error.sqlState == "42P01" || error.sqlState == "3F000" {
+                return nil  // no schema_migrations table, or no schema
+            }
+        }
+        if let version, version > PostgresSchema.currentVersion {
+            throw Self.newerSchema(version)
+        }
+        return version
+    }
+
+    private static func newerSchema(_ version: Int) -> PostgresError {
+        PostgresError(
+            .schemaVersion,
+            message:
+                "the database has schema version \(version); this library knows up to \(PostgresSchema.currentVersion)"
+        )
     }
 
     // MARK: GrantStore
@@ -125,16 +164,13 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         at now: Date
     ) async throws -> CodeRedemption {
         let grant = issuance.grant
-        let parameters: [PostgresValue] = [
-            .digest(digest), .date(now),
-            .grant(grant.id), .text(grant.client.rawValue), .text(grant.account.rawValue), .text(grant.scope.rawValue),
-            .date(grant.createdAt), .date(grant.expiresAt), .digest(grant.currentRefreshToken), .digest(grant.session),
-            .digest(issuance.accessToken?.digest), .date(issuance.accessToken?.issuedAt),
-            .date(issuance.accessToken?.expiresAt),
-            .digest(issuance.refreshToken?.digest), .date(issuance.refreshToken?.issuedAt),
-            .date(issuance.refreshToken?.expiresAt),
-            .digest(issuance.session?.digest), .date(issuance.session?.startedAt), .date(issuance.session?.expiresAt),
-        ]
+        let parameters: [PostgresValue] =
+            [
+                .digest(digest), .date(now),
+                .grant(grant.id), .text(grant.client.rawValue), .text(grant.account.rawValue),
+                .text(grant.scope.rawValue), .date(grant.createdAt), .date(grant.expiresAt),
+                .digest(grant.currentRefreshToken), .digest(grant.session),
+            ] + Self.tokenParameters(of: issuance)
         let statement = statements.redeemCode
         return try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             let row = try Self.single(try connection.execute(statement, parameters))
@@ -149,17 +185,13 @@ public final class PostgresGrantStore: GrantStore, Sendable {
 
     public func createGrant(_ issuance: GrantIssuance) async throws {
         let grant = issuance.grant
-        let parameters: [PostgresValue] = [
-            .grant(grant.id), .text(grant.client.rawValue), .text(grant.account.rawValue), .text(grant.scope.rawValue),
-            .date(grant.createdAt), .date(grant.expiresAt), .digest(grant.currentRefreshToken), .digest(grant.session),
-            .date(grant.revocation?.revokedAt), .text(grant.revocation?.reason.rawValue),
-            .digest(issuance.accessToken?.digest), issuance.accessToken.map { .grant($0.grant) } ?? .null(.uuid),
-            .date(issuance.accessToken?.issuedAt), .date(issuance.accessToken?.expiresAt),
-            .digest(issuance.refreshToken?.digest), issuance.refreshToken.map { .grant($0.grant) } ?? .null(.uuid),
-            .date(issuance.refreshToken?.issuedAt), .date(issuance.refreshToken?.expiresAt),
-            .digest(issuance.session?.digest), issuance.session.map { .grant($0.grant) } ?? .null(.uuid),
-            .date(issuance.session?.startedAt), .date(issuance.session?.expiresAt),
-        ]
+        let parameters: [PostgresValue] =
+            [
+                .grant(grant.id), .text(grant.client.rawValue), .text(grant.account.rawValue),
+                .text(grant.scope.rawValue), .date(grant.createdAt), .date(grant.expiresAt),
+                .digest(grant.currentRefreshToken), .digest(grant.session), .date(grant.revocation?.revokedAt),
+                .text(grant.revocation?.reason.rawValue),
+            ] + Self.tokenParameters(of: issuance)
         let statement = statements.createGrant
         try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             _ = try connection.execute(statement, parameters)
@@ -320,6 +352,28 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             let row = result.row(0)
             return try make(row, try row.grant())
         }
+    }
+
+    /// The access token, refresh token and session of `issuance` as they are written: each with its
+    /// grant, the refresh token with its state (0 active, 1 rotated, 2 retired, its time and successor).
+    private static func tokenParameters(of issuance: GrantIssuance) -> [PostgresValue] {
+        let access = issuance.accessToken
+        let refresh = issuance.refreshToken
+        let session = issuance.session
+        var state: (code: Int16, changedAt: Date?, successor: SecretDigest?) = (0, nil, nil)
+        switch refresh?.state {
+        case .rotated(let rotatedAt, let successor): state = (1, rotatedAt, successor)
+        case .retired(let retiredAt): state = (2, retiredAt, nil)
+        case .active, nil: break
+        }
+        return [
+            .digest(access?.digest), access.map { .grant($0.grant) } ?? .null(.uuid), .date(access?.issuedAt),
+            .date(access?.expiresAt),
+            .digest(refresh?.digest), refresh.map { .grant($0.grant) } ?? .null(.uuid), .date(refresh?.issuedAt),
+            .date(refresh?.expiresAt), .int2(state.code), .date(state.changedAt), .digest(state.successor),
+            .digest(session?.digest), session.map { .grant($0.grant) } ?? .null(.uuid), .date(session?.startedAt),
+            .date(session?.expiresAt),
+        ]
     }
 
     private static func single(_ result: PostgresResult) throws(PostgresError) -> PostgresRow {

@@ -32,7 +32,7 @@ public final class PostgresRateLimiter: RateLimiter, Sendable {
         self.capacity = capacity
         self.refillInterval = refillInterval
         self.pool = PostgresConnectionPool(configuration: configuration)
-        self.statements = PostgresStatements(schema: configuration.schema)
+        self.statements = PostgresStatements(schema: configuration.quotedSchema)
     }
 
     /// Closes the idle connections and refuses further attempts (each then fails closed with 503).

@@ -117,9 +117,10 @@ enum PostgresSchema {
             p_code bytea, p_now float8,
             p_grant uuid, p_client text, p_account text, p_scope text, p_created float8, p_expires float8,
             p_current_refresh bytea, p_session_pointer bytea,
-            p_access bytea, p_access_issued float8, p_access_expires float8,
-            p_refresh bytea, p_refresh_issued float8, p_refresh_expires float8,
-            p_session bytea, p_session_started float8, p_session_expires float8,
+            p_access bytea, p_access_grant uuid, p_access_issued float8, p_access_expires float8,
+            p_refresh bytea, p_refresh_grant uuid, p_refresh_issued float8, p_refresh_expires float8,
+            p_refresh_state smallint, p_refresh_state_changed float8, p_refresh_successor bytea,
+            p_session bytea, p_session_grant uuid, p_session_started float8, p_session_expires float8,
             OUT outcome smallint, OUT grant_id uuid
         ) LANGUAGE plpgsql AS $$
         BEGIN
@@ -133,14 +134,15 @@ enum PostgresSchema {
                         p_current_refresh, p_session_pointer, NULL, NULL)
                 ), access AS (
                     INSERT INTO {schema}.access_tokens
-                        SELECT p_access, p_grant, p_access_issued, p_access_expires WHERE p_access IS NOT NULL
+                        SELECT p_access, p_access_grant, p_access_issued, p_access_expires WHERE p_access IS NOT NULL
                 ), refresh AS (
                     INSERT INTO {schema}.refresh_tokens
-                        SELECT p_refresh, p_grant, p_refresh_issued, p_refresh_expires, 0, NULL, NULL
+                        SELECT p_refresh, p_refresh_grant, p_refresh_issued, p_refresh_expires,
+                            p_refresh_state, p_refresh_state_changed, p_refresh_successor
                         WHERE p_refresh IS NOT NULL
                 )
                 INSERT INTO {schema}.sessions
-                    SELECT p_session, p_grant, p_session_started, p_session_expires WHERE p_session IS NOT NULL;
+                    SELECT p_session, p_session_grant, p_session_started, p_session_expires WHERE p_session IS NOT NULL;
                 outcome := 0;
                 grant_id := p_grant;
                 RETURN;

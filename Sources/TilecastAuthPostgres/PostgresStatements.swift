@@ -25,11 +25,11 @@ struct PostgresStatements: Sendable {
     let grant: PostgresStatement
     let grantsOfAccount: PostgresStatement
     let removeExpired: PostgresStatement
-    let migrationVersions: PostgresStatement
     let rateLimitAdmit: PostgresStatement
     let rateLimitWait: PostgresStatement
     let rateLimitPrune: PostgresStatement
 
+    /// The statements for the schema `s`, already quoted.
     init(schema s: String) {
         let grant = Self.grantColumns
         func statement(_ name: String, _ sql: String) -> PostgresStatement {
@@ -55,7 +55,7 @@ struct PostgresStatements: Sendable {
             "redeem_code",
             """
             SELECT outcome, grant_id FROM \(s).redeem_code($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12,
-                $13, $14, $15, $16, $17, $18, $19)
+                $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23, $24, $25)
             """
         )
         createGrant = statement(
@@ -66,10 +66,10 @@ struct PostgresStatements: Sendable {
             ), access AS (
                 INSERT INTO \(s).access_tokens SELECT $11, $12, $13, $14 FROM new_grant WHERE $11 IS NOT NULL
             ), refresh AS (
-                INSERT INTO \(s).refresh_tokens SELECT $15, $16, $17, $18, 0, NULL, NULL FROM new_grant
+                INSERT INTO \(s).refresh_tokens SELECT $15, $16, $17, $18, $19, $20, $21 FROM new_grant
                 WHERE $15 IS NOT NULL
             )
-            INSERT INTO \(s).sessions SELECT $19, $20, $21, $22 FROM new_grant WHERE $19 IS NOT NULL
+            INSERT INTO \(s).sessions SELECT $22, $23, $24, $25 FROM new_grant WHERE $22 IS NOT NULL
             """
         )
         refreshToken = statement(
@@ -123,10 +123,6 @@ struct PostgresStatements: Sendable {
             "SELECT \(grant) FROM \(s).grants g WHERE g.account_id = $1 ORDER BY g.created_at, g.id"
         )
         removeExpired = statement("remove_expired", "SELECT \(s).remove_expired($1)")
-        migrationVersions = statement(
-            "migration_versions",
-            "SELECT version FROM \(s).schema_migrations ORDER BY version"
-        )
         // One attempt against a token bucket: the key's row is inserted full-less-one, or locked (ON CONFLICT
         // takes the row lock and re-reads the latest version), refilled for the time passed and debited if
         // it holds a token. No row back means no token: nothing was written.

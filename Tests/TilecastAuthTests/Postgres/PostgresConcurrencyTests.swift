@@ -188,7 +188,7 @@ struct PostgresConcurrencyTests {
         // Strict rotation: one request rotates; every other one presented a used token — a reuse, which
         // revokes the grant — or lost the race while the winner was rotating it.
         #expect(statuses.filter { $0 == 200 }.count == 1, "statuses: \(statuses)")
-        #expect(statuses.allSatisfy { $0 == 200 || $0 == 400 || $0 == 503 } && !statuses.contains(500))
+        #expect(statuses.allSatisfy { $0 == 200 || $0 == 400 }, "statuses: \(statuses)")
         let grant = try #require(try await instances.stores[2].grants(of: Self.account).first)
         let lineage = try await instances.stores[1].refreshToken(
             try #require(OpaqueToken(presented: refreshToken, as: .refreshToken)).digest
