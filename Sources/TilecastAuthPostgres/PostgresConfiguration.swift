@@ -20,24 +20,50 @@ public struct PostgresConfiguration: Sendable {
     /// Seconds to wait for a new connection (libpq's `connect_timeout`).
     public let connectTimeout: Int
 
+    /// The longest a caller waits for a connection while all ``maximumConnections`` are in use. Past it
+    /// the operation throws ``PostgresError/Kind/poolTimeout`` — a 503 — having sent nothing, so a slow
+    /// or overloaded database sheds requests instead of queueing them without end.
+    public let connectionWaitTimeout: Duration
+
+    /// The longest one statement may run, waits for row locks included: PostgreSQL's
+    /// `statement_timeout`, set on every connection the store opens. A statement past it is cancelled
+    /// and its transaction rolled back, so the operation throws — a 503 — and changes nothing. Every
+    /// request-path statement of the store takes well under a millisecond; the limit is for a database
+    /// that hangs or a lock held elsewhere. ``PostgresGrantStore/migrate()`` and
+    /// ``PostgresGrantStore/removeExpired(at:)`` are exempt: they may take longer, and are not on the
+    /// request path.
+    public let statementTimeout: Duration
+
     /// Creates a configuration. The fields are constants, so no check can be skipped by setting them
     /// afterwards.
     ///
     /// - Precondition: `schema` is a valid schema name as described above, `maximumConnections` is at
-    ///   least 1 and `connectTimeout` at least 1.
+    ///   least 1, `connectTimeout` at least 1, and `connectionWaitTimeout` and `statementTimeout` at
+    ///   least a millisecond.
     public init(
         databaseURL: String,
         schema: String = "tilecast",
         maximumConnections: Int = 10,
-        connectTimeout: Int = 10
+        connectTimeout: Int = 10,
+        connectionWaitTimeout: Duration = .seconds(5),
+        statementTimeout: Duration = .seconds(5)
     ) {
         precondition(Self.isValidSchemaName(schema), "schema must match [a-z_][a-z0-9_]{0,62} without a pg_ prefix")
         precondition(maximumConnections >= 1, "maximumConnections must be at least 1")
         precondition(connectTimeout >= 1, "connectTimeout must be at least 1")
+        precondition(connectionWaitTimeout >= .milliseconds(1), "connectionWaitTimeout must be at least 1 ms")
+        precondition(statementTimeout >= .milliseconds(1), "statementTimeout must be at least 1 ms")
         self.databaseURL = databaseURL
         self.schema = schema
         self.maximumConnections = maximumConnections
         self.connectTimeout = connectTimeout
+        self.connectionWaitTimeout = connectionWaitTimeout
+        self.statementTimeout = statementTimeout
+    }
+
+    /// ``statementTimeout`` in milliseconds, at most PostgreSQL's largest `statement_timeout`.
+    var statementTimeoutMilliseconds: Int {
+        min(statementTimeout.wholeMillisecondsRoundedUp, Int(Int32.max))
     }
 
     /// The schema as a quoted SQL identifier.
@@ -56,6 +82,8 @@ public struct PostgresConfiguration: Sendable {
 extension PostgresConfiguration: CustomStringConvertible {
     /// The configuration without the database URL, which may carry a password.
     public var description: String {
-        "PostgresConfiguration(schema: \(schema), maximumConnections: \(maximumConnections))"
+        "PostgresConfiguration(schema: \(schema), maximumConnections: \(maximumConnections), "
+            + "connectTimeout: \(connectTimeout), connectionWaitTimeout: \(connectionWaitTimeout), "
+            + "statementTimeout: \(statementTimeout))"
     }
 }

@@ -9,8 +9,8 @@ import Glibc
 
 /// One libpq connection.
 ///
-/// libpq's calls block, so ``PostgresConnectionPool`` runs them on dispatch threads, never on the Swift
-/// concurrency pool's. The pool hands a connection to one operation at a time, which is what makes the
+/// libpq's calls block, so ``PostgresConnectionPool`` runs them on serial dispatch queues — libdispatch's
+/// overcommit threads — never on the global queues' or the Swift concurrency pool's. The pool hands a connection to one operation at a time, which is what makes the
 /// unchecked `Sendable` sound: no two threads touch `handle` at once.
 final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
@@ -26,10 +26,11 @@ final class PostgresConnection: @unchecked Sendable {
         PQfinish(handle)
     }
 
-    /// Opens a connection. Blocks; call it on a dispatch thread.
+    /// Opens a connection. Blocks; call it where ``PostgresConnectionPool`` runs operations.
     ///
     /// The connection runs at READ COMMITTED whatever the server's `default_transaction_isolation`: every
-    /// concurrency argument of the store rests on it (see `Docs/PostgreSQL.md`).
+    /// concurrency argument of the store rests on it (see `Docs/PostgreSQL.md`). Its `statement_timeout`
+    /// is ``PostgresConfiguration/statementTimeout``.
     static func open(_ configuration: PostgresConfiguration) throws(PostgresError) -> PostgresConnection {
         // A URL libpq cannot parse is refused before connecting, with a message of our own: libpq's quotes
         // the offending part, which may be the password.
@@ -58,7 +59,12 @@ final class PostgresConnection: @unchecked Sendable {
         // Notices ("schema already exists, skipping") are not errors; libpq would print them to stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
         let connection = PostgresConnection(handle: handle)
-        try connection.execute(script: "SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED")
+        try connection.execute(
+            script: """
+                SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED;
+                SET statement_timeout = \(configuration.statementTimeoutMilliseconds)
+                """
+        )
         return connection
     }
 

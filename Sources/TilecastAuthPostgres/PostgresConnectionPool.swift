@@ -4,7 +4,8 @@ import Dispatch
 import TilecastAuth
 
 /// A bounded pool of libpq connections: at most ``PostgresConfiguration/maximumConnections`` open, one
-/// operation on each at a time, callers beyond the bound waiting their turn in order.
+/// operation on each at a time, callers beyond the bound waiting their turn in order — for at most
+/// ``PostgresConfiguration/connectionWaitTimeout``, or until their task is cancelled.
 ///
 /// Connections open lazily. One found closed before use — the server restarted, an administrator
 /// terminated its backend — is replaced before anything is sent, which is always safe. One lost during
@@ -16,14 +17,24 @@ final class PostgresConnectionPool: Sendable {
         case new
     }
 
+    /// A caller waiting for a connection; the number lets a timeout or a cancellation find it.
+    private struct Waiter {
+        var number: UInt64
+        var continuation: CheckedContinuation<Lease, any Error>
+    }
+
     private struct State {
         var idle: [PostgresConnection] = []
         var open = 0
-        var waiters: [CheckedContinuation<Lease, any Error>] = []
+        var waiters: [Waiter] = []
+        var waitersEverQueued: UInt64 = 0
         var closed = false
         var roundTrips = 0
         var connectionsOpened = 0
     }
+
+    /// The label of the queues operations run on, as thread names and debuggers show it.
+    static let queueLabel = "tilecast-postgres"
 
     let configuration: PostgresConfiguration
     private let state = LockedValue(State())
@@ -38,7 +49,7 @@ final class PostgresConnectionPool: Sendable {
     /// Connections opened so far, replacements included.
     var connectionsOpened: Int { state.withLock { $0.connectionsOpened } }
 
-    /// Runs `body` with a connection of its own, on a dispatch thread.
+    /// Runs `body` with a connection of its own, on a thread where blocking harms nothing else.
     ///
     /// - Parameters:
     ///   - idempotent: Whether `body` may run twice: a read, or a write whose repetition changes nothing.
@@ -51,7 +62,11 @@ final class PostgresConnectionPool: Sendable {
     ) async throws -> Value {
         let lease = try await acquire()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
-            DispatchQueue.global().async {
+            // A serial queue of its own, not a global one: libdispatch runs serial queues on its
+            // overcommit threads, one more whenever none is free, where the global queues have about one
+            // thread per core — which a few libpq calls waiting on a slow server would hold, and with
+            // them every task and timer of the process. At most maximumConnections calls block at once.
+            DispatchQueue(label: Self.queueLabel).async {
                 continuation.resume(with: self.run(lease, idempotent: idempotent, body))
             }
         }
@@ -59,7 +74,7 @@ final class PostgresConnectionPool: Sendable {
 
     /// Closes idle connections and refuses new operations; operations under way finish.
     func close() {
-        let waiters = state.withLock { state -> [CheckedContinuation<Lease, any Error>] in
+        let waiters = state.withLock { state -> [Waiter] in
             state.closed = true
             state.open -= state.idle.count
             state.idle = []
@@ -67,38 +82,72 @@ final class PostgresConnectionPool: Sendable {
             return state.waiters
         }
         for waiter in waiters {
-            waiter.resume(throwing: PostgresError(.closed, message: "the store was closed"))
+            waiter.continuation.resume(throwing: PostgresError(.closed, message: "the store was closed"))
         }
     }
 
     // MARK: Leasing
 
+    /// A connection, or a slot to open one in: at once when one is free, else after waiting in line.
+    ///
+    /// A wait ends with ``PostgresError/Kind/poolTimeout`` after
+    /// ``PostgresConfiguration/connectionWaitTimeout``, and with `CancellationError` when the caller's
+    /// task is cancelled. Whichever of a hand-off, the timeout and the cancellation comes first removes
+    /// the waiter under the lock, so exactly one of them resumes it.
     private func acquire() async throws -> Lease {
-        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
-            let immediate = state.withLock { state -> Result<Lease, PostgresError>? in
-                if state.closed {
-                    return .failure(PostgresError(.closed, message: "the store was closed"))
-                }
-                if let connection = state.idle.popLast() {
-                    return .success(.existing(connection))
-                }
-                if state.open < configuration.maximumConnections {
-                    state.open += 1
-                    return .success(.new)
-                }
-                state.waiters.append(continuation)
-                return nil
-            }
-            if let immediate {
-                continuation.resume(with: immediate.mapError { $0 as any Error })
-            }
+        let number = state.withLock { state in
+            state.waitersEverQueued &+= 1
+            return state.waitersEverQueued
         }
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
+                let immediate = state.withLock { state -> Result<Lease, any Error>? in
+                    if state.closed {
+                        return .failure(PostgresError(.closed, message: "the store was closed"))
+                    }
+                    if let connection = state.idle.popLast() {
+                        return .success(.existing(connection))
+                    }
+                    if state.open < configuration.maximumConnections {
+                        state.open += 1
+                        return .success(.new)
+                    }
+                    // Checked under the lock: a cancellation that comes later finds the waiter queued.
+                    if Task.isCancelled {
+                        return .failure(CancellationError())
+                    }
+                    state.waiters.append(Waiter(number: number, continuation: continuation))
+                    return nil
+                }
+                if let immediate {
+                    continuation.resume(with: immediate)
+                    return
+                }
+                let timeout = configuration.connectionWaitTimeout
+                let message =
+                    "no connection came free within \(timeout) (maximumConnections: \(configuration.maximumConnections))"
+                DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) {
+                    self.abandonWait(number, with: PostgresError(.poolTimeout, message: message))
+                }
+            }
+        } onCancel: {
+            abandonWait(number, with: CancellationError())
+        }
+    }
+
+    /// Ends the wait of waiter `number` with `error`, if it is still waiting.
+    private func abandonWait(_ number: UInt64, with error: any Error) {
+        let waiter = state.withLock { state -> Waiter? in
+            guard let index = state.waiters.firstIndex(where: { $0.number == number }) else { return nil }
+            return state.waiters.remove(at: index)
+        }
+        waiter?.continuation.resume(throwing: error)
     }
 
     /// Gives a connection back, or its slot when the connection is gone, to the first waiter or the
     /// idle list.
     private func release(_ connection: PostgresConnection?, roundTrips: Int) {
-        let handOff = state.withLock { state -> (CheckedContinuation<Lease, any Error>, Lease)? in
+        let handOff = state.withLock { state -> (Waiter, Lease)? in
             state.roundTrips += roundTrips
             guard !state.closed else {
                 state.open -= 1
@@ -118,7 +167,7 @@ final class PostgresConnectionPool: Sendable {
             return nil
         }
         if let (waiter, lease) = handOff {
-            waiter.resume(returning: lease)
+            waiter.continuation.resume(returning: lease)
         }
     }
 

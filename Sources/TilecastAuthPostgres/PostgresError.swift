@@ -15,6 +15,10 @@ public struct PostgresError: Error, Sendable, Hashable {
         case unexpectedResult
         /// The database's schema is newer than this library knows: a newer release migrated it.
         case schemaVersion
+        /// Every connection of the pool stayed in use for
+        /// ``PostgresConfiguration/connectionWaitTimeout``: the pool is too small for the load, or the
+        /// server too slow. Nothing was sent.
+        case poolTimeout
         /// The store was closed.
         case closed
     }

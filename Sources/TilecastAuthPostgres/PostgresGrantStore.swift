@@ -64,6 +64,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             try connection.execute(
                 script: """
                     BEGIN ISOLATION LEVEL READ COMMITTED;
+                    SET LOCAL statement_timeout = 0;
                     SELECT pg_advisory_xact_lock(hashtext('tilecast-auth migrations'), hashtext('\(schema)'));
                     CREATE SCHEMA IF NOT EXISTS \(quoted);
                     CREATE TABLE IF NOT EXISTS \(quoted).schema_migrations (
@@ -324,10 +325,20 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         }
     }
 
+    /// Deletes what expired before `now`, in one transaction exempt from
+    /// ``PostgresConfiguration/statementTimeout``: a backlog left by a long pause must still go.
     public func removeExpired(at now: Date) async throws -> Int {
         let statement = statements.removeExpired
         return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
-            Int(try Self.single(try connection.execute(statement, [.date(now)])).int8(0))
+            try connection.execute(script: "BEGIN; SET LOCAL statement_timeout = 0")
+            do throws(PostgresError) {
+                let removed = Int(try Self.single(try connection.execute(statement, [.date(now)])).int8(0))
+                try connection.execute(script: "COMMIT")
+                return removed
+            } catch {
+                try? connection.execute(script: "ROLLBACK")
+                throw error
+            }
         }
     }
 

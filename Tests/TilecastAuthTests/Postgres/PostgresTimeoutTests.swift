@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+import TilecastAuth
+import TilecastAuthTesting
+
+@testable import TilecastAuthPostgres
+
+/// The store's two limits on waiting: for a connection of its pool, and for a statement on the server.
+/// A database that hangs or a lock held elsewhere must shed requests as 503s, never queue them without
+/// end, and never leave anything changed.
+@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipMessage))
+struct PostgresTimeoutTests {
+    static let clients = PostgresConcurrencyTests.clients
+    static let unknownGrant = GrantID(rawValue: UUID())
+
+    /// A migrated store in a fresh schema — or on `schema` — with the given limits.
+    static func makeStore(
+        schema: String = PostgresTestDatabase.uniqueSchema(),
+        maximumConnections: Int = 10,
+        connectionWaitTimeout: Duration = .seconds(5),
+        statementTimeout: Duration = .seconds(5)
+    ) async throws -> PostgresGrantStore {
+        let store = PostgresGrantStore(
+            clients: clients,
+            configuration: PostgresConfiguration(
+                databaseURL: PostgresTestDatabase.url ?? "",
+                schema: schema,
+                maximumConnections: maximumConnections,
+                connectionWaitTimeout: connectionWaitTimeout,
+                statementTimeout: statementTimeout
+            )
+        )
+        try await store.migrate()
+        return store
+    }
+
+    /// Occupies one of `store`'s connections for `seconds`, in a task of its own.
+    static func occupyConnection(of store: PostgresGrantStore, seconds: Double) async throws -> Task<Void, any Error> {
+        let holder = Task { try await store.execute(script: "SELECT pg_sleep(\(seconds))") }
+        // Until the server runs the sleep, so the connection is surely taken.
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        try await admin.waitUntilSleeping(schema: store.configuration.schema)
+        return holder
+    }
+
+    /// A code for the test account, issued at `now` and good for a minute.
+    static func insertCode(into store: PostgresGrantStore, at now: Date) async throws -> OpaqueToken {
+        let code = OpaqueToken.mint(.authorizationCode, using: SystemRandomSource())
+        try await store.insertCode(
+            AuthorizationCode(
+                digest: code.digest,
+                client: .tilecastIOS,
+                account: PostgresConcurrencyTests.account,
+                redirectURI: PostgresConcurrencyTests.callback,
+                scope: Scope("profile")!,
+                challenge: nil,
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(60)
+            )
+        )
+        return code
+    }
+
+    /// Locks every code row of `store`'s schema from another session for `seconds`, in a task of its
+    /// own; returns once the lock is held.
+    static func lockCodes(of store: PostgresGrantStore, seconds: Double) async throws -> Task<Void, any Error> {
+        let locker = try await makeStore(schema: store.configuration.schema)
+        let schema = store.configuration.quotedSchema
+        let holder = Task {
+            try await locker.execute(
+                script: "DO $$ BEGIN PERFORM 1 FROM \(schema).codes FOR UPDATE; PERFORM pg_sleep(\(seconds)); END $$"
+            )
+        }
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        try await admin.waitUntilSleeping(schema: locker.configuration.schema)
+        return holder
+    }
+
+    @Test("A caller kept waiting past connectionWaitTimeout gets poolTimeout — a 503 — and the pool recovers")
+    func connectionWaitIsBounded() async throws {
+        let store = try await Self.makeStore(maximumConnections: 1, connectionWaitTimeout: .milliseconds(200))
+        let holder = try await Self.occupyConnection(of: store, seconds: 3)
+
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PostgresError.self) { _ = try await store.grant(Self.unknownGrant) }
+        #expect(error?.kind == .poolTimeout)
+        // It gave up on its own, long before the connection came back.
+        #expect(ContinuousClock.now - started < .seconds(2))
+
+        let engine = try IOSSessionEngine(store: store, accounts: InMemoryAccountDirectory(activeAccounts: []))
+        let body =
+            #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"tcr_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}"#
+        let response = await engine.handle(
+            request: EndpointRequest(
+                method: "POST",
+                headers: ["Content-Type": "application/json"],
+                body: Array(body.utf8),
+                peerAddress: "192.0.2.1"
+            )
+        )
+        #expect(response.status == 503, "\(String(decoding: response.body, as: UTF8.self))")
+
+        // The timed-out waiters took no slot with them: once the holder is done, the one connection
+        // serves a burst of callers in turn.
+        try await holder.value
+        let results = try await withThrowingTaskGroup(of: Grant?.self) { group in
+            for _ in 0..<8 {
+                group.addTask { try await store.grant(Self.unknownGrant) }
+            }
+            return try await group.reduce(into: [Grant?]()) { $0.append($1) }
+        }
+        #expect(results.count == 8 && results.allSatisfy { $0 == nil })
+        #expect(store.statistics.connectionsOpened == 1)
+    }
+
+    @Test("A caller whose task is cancelled stops waiting for a connection at once")
+    func cancelledWaitEnds() async throws {
+        let store = try await Self.makeStore(maximumConnections: 1, connectionWaitTimeout: .seconds(60))
+        let holder = try await Self.occupyConnection(of: store, seconds: 3)
+
+        let waiter = Task { try await store.grant(Self.unknownGrant) }
+        try await Task.sleep(for: .milliseconds(100))
+        let cancelled = ContinuousClock.now
+        waiter.cancel()
+        await #expect(throws: CancellationError.self) { _ = try await waiter.value }
+        #expect(ContinuousClock.now - cancelled < .seconds(2))
+
+        try await holder.value
+        #expect(try await store.grant(Self.unknownGrant) == nil)
+    }
+
+    @Test("A redemption blocked past statementTimeout by a lock held elsewhere is cancelled; the code stays redeemable")
+    func statementWaitIsBounded() async throws {
+        let store = try await Self.makeStore(statementTimeout: .milliseconds(300))
+        let now = Date()
+        let code = try await Self.insertCode(into: store, at: now)
+        let grant = GrantID(rawValue: UUID())
+        let issuance = GrantIssuance(
+            grant: Grant(
+                id: grant,
+                client: .tilecastIOS,
+                account: PostgresConcurrencyTests.account,
+                scope: Scope("profile")!,
+                createdAt: now,
+                expiresAt: now.addingTimeInterval(3600),
+                currentRefreshToken: nil,
+                session: nil
+            ),
+            accessToken: nil,
+            refreshToken: nil,
+            session: nil
+        )
+
+        // Another session locks the code's row and keeps it for 3 seconds.
+        let holder = try await Self.lockCodes(of: store, seconds: 3)
+
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PostgresError.self) {
+            _ = try await store.redeemCode(code.digest, issuing: issuance, at: now)
+        }
+        #expect(error?.sqlState == "57014")
+        #expect(ContinuousClock.now - started < .seconds(2))
+
+        // Cancelled means rolled back: the code is as it was, and redeems once the lock is gone.
+        try await holder.value
+        #expect(try await store.authorizationCode(code.digest)?.redemption == nil)
+        #expect(try await store.grants(of: PostgresConcurrencyTests.account).isEmpty)
+        #expect(try await store.redeemCode(code.digest, issuing: issuance, at: now) == .redeemed)
+    }
+
+    @Test("Operations blocked on the server hold the pool's own threads, not dispatch's: timers still fire")
+    func blockedOperationsDoNotStarveDispatch() async throws {
+        let store = try await Self.makeStore(maximumConnections: 8)
+        let holders = (0..<8).map { _ in Task { try await store.execute(script: "SELECT pg_sleep(2)") } }
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        try await admin.waitUntilSleeping(schema: store.configuration.schema, count: 8)
+
+        // Eight blocked libpq calls — four times the cores of the CI machine — and a 50 ms dispatch timer
+        // fires on time: on dispatch's threads the calls would hold them all until the server answered.
+        let scheduled = ContinuousClock.now
+        let fired = await withCheckedContinuation { continuation in
+            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(50)) {
+                continuation.resume(returning: ContinuousClock.now)
+            }
+        }
+        #expect(fired - scheduled < .seconds(1))
+        for holder in holders {
+            try await holder.value
+        }
+    }
+
+    @Test("removeExpired is exempt from statementTimeout: it waits out a lock a redemption may not")
+    func pruningIsExempt() async throws {
+        let store = try await Self.makeStore(statementTimeout: .milliseconds(300))
+        let now = Date()
+        _ = try await Self.insertCode(into: store, at: now)
+        let holder = try await Self.lockCodes(of: store, seconds: 1.5)
+
+        // The expired code is locked for longer than statementTimeout; pruning waits and removes it.
+        #expect(try await store.removeExpired(at: now.addingTimeInterval(120)) == 1)
+        try await holder.value
+    }
+}
+
+extension PostgresGrantStore {
+    /// Returns once `count` server sessions of the store on `schema` are inside `pg_sleep`.
+    func waitUntilSleeping(schema: String, count: Int = 1) async throws {
+        for _ in 0..<500 {
+            if try await sessionsSleeping(schema: schema) >= count { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("\(count) sessions of \(schema) did not all begin to sleep within 5 s")
+    }
+
+    /// How many server sessions of the store on `schema` are inside `pg_sleep` right now.
+    func sessionsSleeping(schema: String) async throws -> Int {
+        let statement = PostgresStatement(
+            name: "test_sleeping",
+            sql: """
+                SELECT count(*)::int4 FROM pg_stat_activity
+                WHERE application_name = $1 AND state = 'active' AND query LIKE '%pg_sleep%'
+                """
+        )
+        let name: PostgresValue = .text("tilecast-auth/\(schema)")
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            Int(try connection.execute(statement, [name]).row(0).int4(0))
+        }
+    }
+}
