@@ -132,40 +132,18 @@ struct PostgresConcurrencyTests {
         let instances = try await Instances(count: 5)
         let store = instances.stores[0]
         let now = instances.clock.now()
-        let code = OpaqueToken.mint(.authorizationCode, using: SystemRandomSource())
-        try await store.insertCode(
-            AuthorizationCode(
-                digest: code.digest,
-                client: .tilecastIOS,
-                account: Self.account,
-                redirectURI: Self.callback,
-                scope: Scope("profile")!,
-                challenge: CodeChallenge.s256(for: CodeChallenge.makeVerifier(using: SystemRandomSource())),
-                issuedAt: now,
-                expiresAt: now.addingTimeInterval(60)
-            )
+        let code = try await PostgresTestDatabase.insertCode(
+            into: store,
+            account: Self.account,
+            at: now,
+            challenge: CodeChallenge.s256(for: CodeChallenge.makeVerifier(using: SystemRandomSource()))
         )
         let outcomes = await withTaskGroup(of: (GrantID, CodeRedemption?).self) { group in
             for index in 0..<50 {
                 let store = instances.stores[index % 5]
                 group.addTask {
-                    let grant = GrantID(rawValue: UUID())
-                    let issuance = GrantIssuance(
-                        grant: Grant(
-                            id: grant,
-                            client: .tilecastIOS,
-                            account: Self.account,
-                            scope: Scope("profile")!,
-                            createdAt: now,
-                            expiresAt: now.addingTimeInterval(3600),
-                            currentRefreshToken: nil,
-                            session: nil
-                        ),
-                        accessToken: nil,
-                        refreshToken: nil,
-                        session: nil
-                    )
-                    return (grant, try? await store.redeemCode(code.digest, issuing: issuance, at: now))
+                    let issuance = PostgresTestDatabase.bareIssuance(account: Self.account, at: now)
+                    return (issuance.grant.id, try? await store.redeemCode(code.digest, issuing: issuance, at: now))
                 }
             }
             return await group.reduce(into: []) { $0.append($1) }

@@ -53,20 +53,7 @@ struct PostgresOperationsTests {
 
         // A write first — writes are never retried, so only noticing the dead connection before sending
         // anything lets it through — then a read.
-        let now = Date()
-        let code = OpaqueToken.mint(.authorizationCode, using: SystemRandomSource())
-        try await store.insertCode(
-            AuthorizationCode(
-                digest: code.digest,
-                client: .tilecastIOS,
-                account: "account-1",
-                redirectURI: PostgresConcurrencyTests.callback,
-                scope: Scope("profile")!,
-                challenge: nil,
-                issuedAt: now,
-                expiresAt: now.addingTimeInterval(60)
-            )
-        )
+        let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-1", at: Date())
         #expect(try await store.authorizationCode(code.digest)?.digest == code.digest)
         #expect(try await store.grants(of: "account-1").isEmpty)
         #expect(store.statistics.connectionsOpened > openedBefore)
@@ -84,16 +71,7 @@ struct PostgresOperationsTests {
         )
         await #expect(throws: PostgresError.self) { _ = try await store.grant(GrantID(rawValue: UUID())) }
         let engine = try IOSSessionEngine(store: store, accounts: InMemoryAccountDirectory(activeAccounts: []))
-        let body =
-            #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"tcr_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}"#
-        let response = await engine.handle(
-            request: EndpointRequest(
-                method: "POST",
-                headers: ["Content-Type": "application/json"],
-                body: Array(body.utf8),
-                peerAddress: "192.0.2.1"
-            )
-        )
+        let response = await engine.handle(request: PostgresTestDatabase.unknownRefreshTokenRequest)
         #expect(response.status == 503)
     }
 

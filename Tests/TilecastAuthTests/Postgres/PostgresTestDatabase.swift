@@ -37,4 +37,59 @@ enum PostgresTestDatabase {
         try await store.migrate()
         return store
     }
+
+    /// Inserts a code of the iOS client for `account`, issued at `now` and good for a minute, and returns
+    /// its secret.
+    static func insertCode(
+        into store: PostgresGrantStore,
+        account: AccountID,
+        at now: Date,
+        challenge: CodeChallenge? = nil
+    ) async throws -> OpaqueToken {
+        let code = OpaqueToken.mint(.authorizationCode, using: SystemRandomSource())
+        try await store.insertCode(
+            AuthorizationCode(
+                digest: code.digest,
+                client: .tilecastIOS,
+                account: account,
+                redirectURI: PostgresConcurrencyTests.callback,
+                scope: Scope("profile")!,
+                challenge: challenge,
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(60)
+            )
+        )
+        return code
+    }
+
+    /// What redeeming a code issues at its simplest: a new grant of `account` for an hour, without
+    /// tokens or a session.
+    static func bareIssuance(account: AccountID, at now: Date) -> GrantIssuance {
+        GrantIssuance(
+            grant: Grant(
+                id: GrantID(rawValue: UUID()),
+                client: .tilecastIOS,
+                account: account,
+                scope: Scope("profile")!,
+                createdAt: now,
+                expiresAt: now.addingTimeInterval(3600),
+                currentRefreshToken: nil,
+                session: nil
+            ),
+            accessToken: nil,
+            refreshToken: nil,
+            session: nil
+        )
+    }
+
+    /// A well-formed refresh request for a token no store holds: the engine must ask the store.
+    static let unknownRefreshTokenRequest = EndpointRequest(
+        method: "POST",
+        headers: ["Content-Type": "application/json"],
+        body: Array(
+            #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"tcr_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"}"#
+                .utf8
+        ),
+        peerAddress: "192.0.2.1"
+    )
 }
