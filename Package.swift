@@ -7,18 +7,36 @@ let package = Package(
         .library(name: "TilecastAuth", targets: ["TilecastAuth"]),
         // For tests of code that embeds TilecastAuth, and of GrantStore implementations.
         .library(name: "TilecastAuthTesting", targets: ["TilecastAuthTesting"]),
-        // A GrantStore and a RateLimiter on PostgreSQL, through libpq. Only servers that use it need libpq.
+        // A GrantStore and a RateLimiter on PostgreSQL, through libpq: built with the trait PostgreSQL only, so
+        // that nothing needs libpq unless it asks for PostgreSQL (see Docs/PostgreSQL.md, Setup).
         .library(name: "TilecastAuthPostgres", targets: ["TilecastAuthPostgres"]),
         .executable(name: "tilecast-auth", targets: ["TilecastAuthTool"]),
         // The libFuzzer target; a normal build makes it a corpus replayer (see Docs/Reliability.md).
         .executable(name: "tilecast-auth-fuzz", targets: ["TilecastAuthFuzz"]),
     ],
+    traits: [
+        // SE-0450 (https://github.com/swiftlang/swift-evolution/blob/main/proposals/0450-swiftpm-package-traits.md).
+        // Off by default: a fresh clone builds, runs and tests on a machine without libpq. A server enables
+        // it on its dependency (`traits: ["PostgreSQL"]`); here, `--traits PostgreSQL`.
+        .trait(
+            name: "PostgreSQL",
+            description: "PostgresGrantStore and PostgresRateLimiter in TilecastAuthPostgres, on libpq"
+        )
+    ],
     targets: [
         .target(name: "TilecastAuth"),
         .target(name: "TilecastAuthTesting", dependencies: ["TilecastAuth"]),
-        // libpq from Debian's libpq-dev; nothing that depends only on TilecastAuth builds it.
-        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
-        .target(name: "TilecastAuthPostgres", dependencies: ["TilecastAuth", "CLibPQ"]),
+        // libpq, PostgreSQL's C client library. Only the trait PostgreSQL brings it in: without the trait,
+        // TilecastAuthPostgres compiles to a module that says how to enable it (its sources are `#if PostgreSQL`).
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"]), .brew(["libpq"])]
+        ),
+        .target(
+            name: "TilecastAuthPostgres",
+            dependencies: ["TilecastAuth", .target(name: "CLibPQ", condition: .when(traits: ["PostgreSQL"]))]
+        ),
         // The runner of the language-neutral conformance scenarios, behind `tilecast-auth conformance`.
         .target(name: "TilecastAuthConformance", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
         // Model-based randomized testing, the fuzz harness and fault sweeps, behind `tilecast-auth soak`.

@@ -9,11 +9,16 @@ let package = Package(
         .executable(name: "tilecast-dev-server", targets: ["TilecastDevServer"])
     ],
     dependencies: [
-        .package(name: "TilecastAuth", path: "../..")
+        // With the package trait PostgreSQL, for `--store postgres`: the dev server needs libpq.
+        .package(name: "TilecastAuth", path: "../..", traits: ["PostgreSQL"])
     ],
     targets: [
-        // GNU libmicrohttpd from Debian's libmicrohttpd-dev.
-        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        // GNU libmicrohttpd: Debian's libmicrohttpd-dev, Homebrew's libmicrohttpd.
+        .systemLibrary(
+            name: "CMicroHTTPD",
+            pkgConfig: "libmicrohttpd",
+            providers: [.apt(["libmicrohttpd-dev"]), .brew(["libmicrohttpd"])]
+        ),
         .target(
             name: "DevServerKit",
             dependencies: [

@@ -2,7 +2,10 @@
 
 import Foundation
 import TilecastAuth
+
+#if PostgreSQL
 import TilecastAuthPostgres
+#endif
 
 /// An engine on a store holding a given number of live grants, with the system clock and the operating
 /// system's random source — the production configuration — and pools of codes, refresh tokens, session
@@ -15,7 +18,9 @@ final class BenchmarkWorld {
     ]
 
     let engine: IOSSessionEngine
+    #if PostgreSQL
     private let postgres: (store: PostgresGrantStore, limiter: PostgresRateLimiter)?
+    #endif
 
     /// A world with `liveGrants` live grants. An in-memory store is sized for `liveGrants + headroom`, the
     /// way a server sizes its store for the load it expects
@@ -28,7 +33,10 @@ final class BenchmarkWorld {
                 accounts: InMemoryAccountDirectory(activeAccounts: [Self.account]),
                 rateLimiter: InMemoryRateLimiter(capacity: Int.max / 2)
             )
+            #if PostgreSQL
             postgres = nil
+            #endif
+        #if PostgreSQL
         case .postgres(let databaseURL):
             let schema = "tilecast_bench_" + UUID().uuidString.lowercased().prefix(8)
             let configuration = PostgresConfiguration(databaseURL: databaseURL, schema: schema, maximumConnections: 8)
@@ -41,28 +49,39 @@ final class BenchmarkWorld {
                 rateLimiter: limiter
             )
             postgres = (store, limiter)
+        #endif
         }
         try await populate(liveGrants)
     }
 
     /// Round trips to PostgreSQL so far, store and limiter together; `nil` in memory.
     var roundTrips: Int? {
+        #if PostgreSQL
         postgres.map { $0.store.statistics.roundTrips + $0.limiter.statistics.roundTrips }
+        #else
+        nil
+        #endif
     }
 
     /// Statements the server has executed in this database, nested ones included, when it tracks them
     /// (`pg_stat_statements` with `track = all`); `nil` otherwise.
     func serverStatements() async -> Int? {
+        #if PostgreSQL
         guard let postgres else { return nil }
         return try? await postgres.store.serverStatementCount()
+        #else
+        nil
+        #endif
     }
 
     /// Drops a PostgreSQL world's schema and closes its connections.
     func tearDown() async {
+        #if PostgreSQL
         guard let postgres else { return }
         postgres.limiter.close()
         try? await postgres.store.dropSchema()
         postgres.store.close()
+        #endif
     }
 
     /// Adds `count` live grants the way code exchanges leave them: a redeemed code, the grant, an access

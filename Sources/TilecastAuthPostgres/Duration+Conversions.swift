@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 import Dispatch
 
 extension Duration {
@@ -18,3 +19,4 @@ extension Duration {
         .milliseconds(wholeMillisecondsRoundedUp)
     }
 }
+#endif

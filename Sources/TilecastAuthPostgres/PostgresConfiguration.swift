@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 /// Where and how ``PostgresGrantStore`` and ``PostgresRateLimiter`` reach PostgreSQL.
 public struct PostgresConfiguration: Sendable {
     /// A libpq connection string or URI, for example
@@ -87,3 +88,4 @@ extension PostgresConfiguration: CustomStringConvertible {
             + "statementTimeout: \(statementTimeout))"
     }
 }
+#endif

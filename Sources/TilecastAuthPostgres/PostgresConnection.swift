@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 import CLibPQ
 import Foundation
 
@@ -181,3 +182,4 @@ private func withBinaryPointers<Result>(
         return body(pointers)
     }
 }
+#endif

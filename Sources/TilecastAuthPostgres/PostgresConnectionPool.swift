@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 import Dispatch
 import TilecastAuth
 
@@ -229,3 +230,4 @@ final class PostgresConnectionPool: Sendable {
         return opened
     }
 }
+#endif

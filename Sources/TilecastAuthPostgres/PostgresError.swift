@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 /// A failure talking to PostgreSQL. The engine answers any of them with 503 and changes nothing.
 ///
 /// Messages come from libpq and the server's primary message only — never a query's parameters, so a
@@ -45,3 +46,4 @@ extension PostgresError: CustomStringConvertible {
         "PostgresError(\(kind)\(sqlState.map { ", SQLSTATE \($0)" } ?? ""): \(message))"
     }
 }
+#endif

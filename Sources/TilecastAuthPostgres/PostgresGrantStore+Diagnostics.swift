@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 extension PostgresGrantStore {
     /// The statements the server has executed in this database so far — those inside functions
     /// included — from `pg_stat_statements`, which must be preloaded with `track = all`; `nil` where it is
@@ -32,3 +33,4 @@ extension PostgresGrantStore {
         }
     }
 }
+#endif

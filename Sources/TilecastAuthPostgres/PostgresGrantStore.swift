@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 public import Foundation
 public import TilecastAuth
 
@@ -394,3 +395,4 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         return result.row(0)
     }
 }
+#endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 public import Foundation
 public import TilecastAuth
 
@@ -77,3 +78,4 @@ public final class PostgresRateLimiter: RateLimiter, Sendable {
         return .limited(retryAfterSeconds: wait < Double(Int32.max) ? max(1, Int(wait)) : Int(Int32.max))
     }
 }
+#endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 import CLibPQ
 import Foundation
 import TilecastAuth
@@ -145,3 +146,4 @@ struct PostgresRow {
         isNull(column) ? nil : try text(column)
     }
 }
+#endif

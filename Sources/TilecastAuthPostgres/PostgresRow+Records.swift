@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 import Foundation
 import TilecastAuth
 
@@ -73,3 +74,4 @@ extension PostgresRow {
         )
     }
 }
+#endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 import Foundation
 
 /// The store's tables and functions, as numbered migrations.
@@ -255,3 +256,4 @@ enum PostgresSchema {
         END $$;
         """
 }
+#endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 /// A parameterised SQL statement, prepared once per connection under its name and then executed by
 /// name: the server parses and plans it once, and parameters never become SQL text.
 struct PostgresStatement: Hashable, Sendable {
@@ -8,3 +9,4 @@ struct PostgresStatement: Hashable, Sendable {
     /// The SQL, with `$1`, `$2`, … for parameters.
     let sql: String
 }
+#endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 import Foundation
 
 /// Every statement the store and the rate limiter send, for one schema.
@@ -148,3 +149,4 @@ struct PostgresStatements: Sendable {
         rateLimitPrune = statement("rate_limit_prune", "DELETE FROM \(s).rate_limits WHERE updated_at <= $1")
     }
 }
+#endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 import Foundation
 import TilecastAuth
 
@@ -76,3 +77,4 @@ enum PostgresType: UInt32, Sendable {
     case float8 = 701
     case uuid = 2950
 }
+#endif

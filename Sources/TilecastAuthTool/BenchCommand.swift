@@ -22,7 +22,8 @@ struct BenchCommand: Subcommand {
           --store postgres  run on PostgresGrantStore and PostgresRateLimiter, in a throwaway schema of
                             the database at --database-url, with 1, 2 and 8 callers; adds round trips
                             and statements per operation (statements need pg_stat_statements preloaded
-                            with pg_stat_statements.track=all)
+                            with pg_stat_statements.track=all); needs the package trait PostgreSQL:
+                            swift run -c release --traits PostgreSQL tilecast-auth bench --store postgres …
 
         Prints a table, then one line per measurement:
           bench op=<operation> grants=<N> callers=<N> median_us=<µs> min_us=<µs> max_us=<µs> runs=<N> ops=<N>
@@ -89,8 +90,7 @@ struct BenchCommand: Subcommand {
         }
 
         if storeName == "postgres" {
-            guard let databaseURL else { throw UsageError("--store postgres needs --database-url") }
-            options.store = .postgres(databaseURL: databaseURL)
+            options.store = try Self.postgresStore(databaseURL: databaseURL)
             options.runs = 5
             options.operationsPerRun = 1_000
             options.liveGrants = [1_000]
@@ -110,6 +110,16 @@ struct BenchCommand: Subcommand {
             options.parallel = false
             self.only = true
         }
+    }
+
+    /// The PostgreSQL store at `databaseURL`, in a build that has PostgreSQL.
+    private static func postgresStore(databaseURL: String?) throws(UsageError) -> BenchmarkStore {
+        #if PostgreSQL
+        guard let databaseURL else { throw UsageError("--store postgres needs --database-url") }
+        return .postgres(databaseURL: databaseURL)
+        #else
+        throw PostgreSQLSupport.unavailable("bench --store postgres")
+        #endif
     }
 
     func run() async -> Bool {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL
 import Foundation
 import TilecastAuth
 import TilecastAuthPostgres
@@ -9,15 +10,6 @@ import TilecastAuthPostgres
 /// all of them at once, then one refresh token is refreshed by all of them at once; exactly one of each
 /// may succeed. Exits non-zero if not.
 struct PostgresRaceCommand: Subcommand {
-    static let usage = """
-        usage: tilecast-auth postgres-race --database-url URL [--processes N] [--requests N]
-
-          --database-url URL  the PostgreSQL server (a libpq connection string or URI); the race runs in
-                              a throwaway schema, dropped afterwards
-          --processes N       processes racing (default 4)
-          --requests N        requests in all, spread over the processes (default 48)
-        """
-
     private static let account: AccountID = "race-account"
     private static let callback = "tilecast-ios://oauth/callback"
     private static let clients = [
@@ -231,4 +223,27 @@ struct PostgresRaceCommand: Subcommand {
             "\(statuses.filter { $0 == status }.count)× \(status)"
         }.joined(separator: ", ")
     }
+}
+#else
+/// `tilecast-auth postgres-race` in a build without the package trait PostgreSQL: it says how to get one.
+struct PostgresRaceCommand: Subcommand {
+    init(arguments: [String]) throws(UsageError) {
+        throw PostgreSQLSupport.unavailable("postgres-race")
+    }
+
+    func run() async -> Bool { false }
+}
+#endif
+
+extension PostgresRaceCommand {
+    static let usage = """
+        usage: tilecast-auth postgres-race --database-url URL [--processes N] [--requests N]
+
+          --database-url URL  the PostgreSQL server (a libpq connection string or URI); the race runs in
+                              a throwaway schema, dropped afterwards
+          --processes N       processes racing (default 4)
+          --requests N        requests in all, spread over the processes (default 48)
+
+        Needs the package trait PostgreSQL: swift run --traits PostgreSQL tilecast-auth postgres-race …
+        """
 }

@@ -14,7 +14,7 @@ let subcommands: [(name: String, type: any Subcommand.Type, summary: String)] = 
     ("bench", BenchCommand.self, "measure the engine's operations (run with `swift run -c release`)"),
     (
         "postgres-race", PostgresRaceCommand.self,
-        "several processes race one code and one refresh token on PostgreSQL;\n                exactly one of each may win"
+        "several processes race one code and one refresh token on PostgreSQL;\n                exactly one of each may win (needs the trait PostgreSQL)"
     ),
 ]
 let usage = """

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait: swift test --traits PostgreSQL
 import Foundation
 import Testing
 import TilecastAuth
@@ -10,7 +11,7 @@ import TilecastAuthTesting
 /// behind a load balancer — racing on one database. The peers' failures are exactly here: fosite #778
 /// (two concurrent redemptions of one code both succeed on PostgreSQL), Hydra #3604 (parallel refreshes
 /// give random 400, 401 and 500).
-@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipMessage))
+@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipMessage), .postgresServer)
 struct PostgresConcurrencyTests {
     static let account: AccountID = "account-7"
     static let callback = "tilecast-ios://oauth/callback"
@@ -233,3 +234,4 @@ struct PostgresConcurrencyTests {
         #expect(Self.json(response)["error"] as? String == "invalid_grant")
     }
 }
+#endif

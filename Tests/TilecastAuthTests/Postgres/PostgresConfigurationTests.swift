@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait: swift test --traits PostgreSQL
 import Testing
 
 @testable import TilecastAuthPostgres
@@ -30,3 +31,4 @@ struct PostgresConfigurationTests {
         #expect(configuration.description.contains("connectionWaitTimeout: 0.25 seconds"))
     }
 }
+#endif

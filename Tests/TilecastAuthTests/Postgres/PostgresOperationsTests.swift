@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait: swift test --traits PostgreSQL
 import Foundation
 import Testing
 import TilecastAuth
@@ -8,7 +9,7 @@ import TilecastAuthTesting
 @testable import TilecastAuthPostgres
 
 /// Migrations, connection loss and the rate limiter, against a real server.
-@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipMessage))
+@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipMessage), .postgresServer)
 struct PostgresOperationsTests {
     static let clients = PostgresConcurrencyTests.clients
 
@@ -149,3 +150,4 @@ extension PostgresGrantStore {
         return terminated
     }
 }
+#endif

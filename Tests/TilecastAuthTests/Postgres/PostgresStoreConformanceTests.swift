@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait: swift test --traits PostgreSQL
 import Testing
 import TilecastAuth
 import TilecastAuthPostgres
 import TilecastAuthTesting
 
 /// The whole store conformance kit against a real PostgreSQL server, each check in its own schema.
-@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipMessage))
+@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipMessage), .postgresServer)
 struct PostgresStoreConformanceTests {
     private static let kit = StoreConformanceKit { clients in try await PostgresTestDatabase.makeStore(clients: clients)
     }
@@ -16,14 +17,4 @@ struct PostgresStoreConformanceTests {
         try await Self.kit.run(check)
     }
 }
-
-/// Skipping is allowed on a developer's machine, never in CI.
-struct PostgresAvailabilityTests {
-    @Test("Where a database is required, the PostgreSQL tests have one")
-    func databaseWhereRequired() {
-        #expect(
-            !PostgresTestDatabase.isRequired || PostgresTestDatabase.isAvailable,
-            "TILECAST_REQUIRE_DATABASE=1 but TILECAST_DATABASE_URL is not set: the PostgreSQL tests were skipped"
-        )
-    }
-}
+#endif

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if PostgreSQL  // the package trait: swift test --traits PostgreSQL
 import Foundation
 import Testing
 import TilecastAuth
@@ -10,7 +11,7 @@ import TilecastAuthTesting
 /// The store's two limits on waiting: for a connection of its pool, and for a statement on the server.
 /// A database that hangs or a lock held elsewhere must shed requests as 503s, never queue them without
 /// end, and never leave anything changed.
-@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipMessage))
+@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipMessage), .postgresServer)
 struct PostgresTimeoutTests {
     static let clients = PostgresConcurrencyTests.clients
     static let account = PostgresConcurrencyTests.account
@@ -184,3 +185,4 @@ extension PostgresGrantStore {
         }
     }
 }
+#endif
