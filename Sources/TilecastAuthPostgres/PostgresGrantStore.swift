@@ -185,7 +185,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         }
     }
 
-    public func createGrant(_ issuance: GrantIssuance) async throws {
+    public func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation {
         let grant = issuance.grant
         let parameters: [PostgresValue] =
             [
@@ -195,8 +195,12 @@ public final class PostgresGrantStore: GrantStore, Sendable {
                 .text(grant.revocation?.reason.rawValue),
             ] + Self.tokenParameters(of: issuance)
         let statement = statements.createGrant
-        try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
-            _ = try connection.execute(statement, parameters)
+        return try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+            switch try Self.single(try connection.execute(statement, parameters)).int2(0) {
+            case 0: return .created
+            case 1: return .accountRevoked
+            default: throw PostgresError(.unexpectedResult, message: "create_grant: an unknown outcome")
+            }
         }
     }
 

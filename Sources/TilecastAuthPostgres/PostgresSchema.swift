@@ -25,7 +25,12 @@ enum PostgresSchema {
     static var currentVersion: Int { migrations.last!.version }
 
     static let migrations: [Migration] = [
-        Migration(version: 1, summary: "codes, grants, tokens, sessions, rate limits", sql: version1)
+        Migration(version: 1, summary: "codes, grants, tokens, sessions, rate limits", sql: version1),
+        Migration(
+            version: 2,
+            summary: "account revocations end codes and sign-ins under way; functions with a fixed search_path",
+            sql: version2
+        ),
     ]
 
     /// The migration's SQL for `schema`.
@@ -254,6 +259,188 @@ enum PostgresSchema {
             GET DIAGNOSTICS v_count = ROW_COUNT;
             RETURN v_total + v_count;
         END $$;
+        """
+    /// Account-wide revocation covers codes and sign-ins under way (GrantStore.revokeGrants), and every
+    /// function runs with a fixed `search_path`, so that no object another role creates in a schema
+    /// earlier on the caller's path can stand in for a built-in.
+    ///
+    /// The account lock. `revoke_account` takes an exclusive transaction-scoped advisory lock on the
+    /// account; `redeem_code` and `create_grant` take it shared, before the statements that decide. So a
+    /// redemption or creation either holds the lock first — and commits before the revocation's
+    /// statements start, which then see its grant and revoke it — or waits for the revocation to commit,
+    /// and its statements, each with a new snapshot, see the revocation and refuse. Without it a grant
+    /// inserted by a redemption still uncommitted was invisible to the revocation's UPDATE, and escaped.
+    private static let version2 = """
+        CREATE TABLE {schema}.account_revocations (
+            account_id text PRIMARY KEY,
+            revoked_at float8 NOT NULL
+        );
+        CREATE INDEX account_revocations_age ON {schema}.account_revocations (revoked_at);
+        CREATE INDEX codes_unredeemed_account ON {schema}.codes (account_id) WHERE redeemed_grant IS NULL;
+
+        -- The account's lock: exclusive for a revocation, shared for what a revocation must not miss.
+        CREATE FUNCTION {schema}.lock_account(p_account text, p_exclusive boolean) RETURNS void
+        LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        BEGIN
+            IF p_exclusive THEN
+                PERFORM pg_advisory_xact_lock(hashtext('tilecast-auth accounts'), hashtext('{schema}/' || p_account));
+            ELSE
+                PERFORM pg_advisory_xact_lock_shared(hashtext('tilecast-auth accounts'), hashtext('{schema}/' || p_account));
+            END IF;
+        END $$;
+
+        -- Whether the account's grants were revoked at or after p_time.
+        CREATE FUNCTION {schema}.account_revoked_since(p_account text, p_time float8) RETURNS boolean
+        LANGUAGE sql STABLE SET search_path = pg_catalog, pg_temp AS $$
+            SELECT EXISTS (SELECT 1 FROM {schema}.account_revocations r
+                WHERE r.account_id = p_account AND r.revoked_at >= p_time)
+        $$;
+
+        -- A grant with its tokens and session, in one statement (redeem_code and create_grant).
+        CREATE FUNCTION {schema}.insert_issuance(
+            p_grant uuid, p_client text, p_account text, p_scope text, p_created float8, p_expires float8,
+            p_current_refresh bytea, p_session_pointer bytea, p_revoked float8, p_reason text,
+            p_access bytea, p_access_grant uuid, p_access_issued float8, p_access_expires float8,
+            p_refresh bytea, p_refresh_grant uuid, p_refresh_issued float8, p_refresh_expires float8,
+            p_refresh_state smallint, p_refresh_state_changed float8, p_refresh_successor bytea,
+            p_session bytea, p_session_grant uuid, p_session_started float8, p_session_expires float8
+        ) RETURNS void LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        BEGIN
+            WITH new_grant AS (
+                INSERT INTO {schema}.grants VALUES (
+                    p_grant, p_client, p_account, p_scope, p_created, p_expires,
+                    p_current_refresh, p_session_pointer, p_revoked, p_reason)
+            ), access AS (
+                INSERT INTO {schema}.access_tokens
+                    SELECT p_access, p_access_grant, p_access_issued, p_access_expires WHERE p_access IS NOT NULL
+            ), refresh AS (
+                INSERT INTO {schema}.refresh_tokens
+                    SELECT p_refresh, p_refresh_grant, p_refresh_issued, p_refresh_expires,
+                        p_refresh_state, p_refresh_state_changed, p_refresh_successor
+                    WHERE p_refresh IS NOT NULL
+            )
+            INSERT INTO {schema}.sessions
+                SELECT p_session, p_session_grant, p_session_started, p_session_expires WHERE p_session IS NOT NULL;
+        END $$;
+
+        -- As in version 1, and a code issued at or before its account's last revocation is not found.
+        CREATE OR REPLACE FUNCTION {schema}.redeem_code(
+            p_code bytea, p_now float8,
+            p_grant uuid, p_client text, p_account text, p_scope text, p_created float8, p_expires float8,
+            p_current_refresh bytea, p_session_pointer bytea,
+            p_access bytea, p_access_grant uuid, p_access_issued float8, p_access_expires float8,
+            p_refresh bytea, p_refresh_grant uuid, p_refresh_issued float8, p_refresh_expires float8,
+            p_refresh_state smallint, p_refresh_state_changed float8, p_refresh_successor bytea,
+            p_session bytea, p_session_grant uuid, p_session_started float8, p_session_expires float8,
+            OUT outcome smallint, OUT grant_id uuid
+        ) LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        DECLARE
+            v_account text;
+            v_issued float8;
+        BEGIN
+            SELECT c.account_id, c.issued_at INTO v_account, v_issued FROM {schema}.codes c WHERE c.digest = p_code;
+            IF NOT FOUND THEN
+                outcome := 2;
+                RETURN;
+            END IF;
+            PERFORM {schema}.lock_account(v_account, false);
+            -- New statements from here: a revocation that committed before the lock was granted is seen.
+            UPDATE {schema}.codes SET redeemed_grant = p_grant, redeemed_at = p_now
+                WHERE digest = p_code AND redeemed_grant IS NULL AND expires_at > p_now
+                  AND NOT {schema}.account_revoked_since(v_account, v_issued);
+            IF FOUND THEN
+                PERFORM {schema}.insert_issuance(
+                    p_grant, p_client, p_account, p_scope, p_created, p_expires,
+                    p_current_refresh, p_session_pointer, NULL, NULL,
+                    p_access, p_access_grant, p_access_issued, p_access_expires,
+                    p_refresh, p_refresh_grant, p_refresh_issued, p_refresh_expires,
+                    p_refresh_state, p_refresh_state_changed, p_refresh_successor,
+                    p_session, p_session_grant, p_session_started, p_session_expires);
+                outcome := 0;
+                grant_id := p_grant;
+                RETURN;
+            END IF;
+            SELECT c.redeemed_grant INTO grant_id FROM {schema}.codes c WHERE c.digest = p_code;
+            outcome := CASE WHEN grant_id IS NOT NULL THEN 1 ELSE 2 END;
+        END $$;
+
+        -- Stores a grant made by another flow (GrantStore.createGrant), unless its account was revoked at
+        -- or after its creation. Outcome 0 created, 1 account revoked.
+        CREATE FUNCTION {schema}.create_grant(
+            p_grant uuid, p_client text, p_account text, p_scope text, p_created float8, p_expires float8,
+            p_current_refresh bytea, p_session_pointer bytea, p_revoked float8, p_reason text,
+            p_access bytea, p_access_grant uuid, p_access_issued float8, p_access_expires float8,
+            p_refresh bytea, p_refresh_grant uuid, p_refresh_issued float8, p_refresh_expires float8,
+            p_refresh_state smallint, p_refresh_state_changed float8, p_refresh_successor bytea,
+            p_session bytea, p_session_grant uuid, p_session_started float8, p_session_expires float8
+        ) RETURNS smallint LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        BEGIN
+            PERFORM {schema}.lock_account(p_account, false);
+            IF {schema}.account_revoked_since(p_account, p_created) THEN
+                RETURN 1;
+            END IF;
+            PERFORM {schema}.insert_issuance(
+                p_grant, p_client, p_account, p_scope, p_created, p_expires,
+                p_current_refresh, p_session_pointer, p_revoked, p_reason,
+                p_access, p_access_grant, p_access_issued, p_access_expires,
+                p_refresh, p_refresh_grant, p_refresh_issued, p_refresh_expires,
+                p_refresh_state, p_refresh_state_changed, p_refresh_successor,
+                p_session, p_session_grant, p_session_started, p_session_expires);
+            RETURN 0;
+        END $$;
+
+        -- Revokes an account (GrantStore.revokeGrants): records the revocation (a later one already
+        -- recorded stays), removes the account's unredeemed codes and revokes its live grants, which it
+        -- returns. Under the account's exclusive lock, so redemptions and creations are ordered with it.
+        CREATE FUNCTION {schema}.revoke_account(p_account text, p_now float8, p_reason text)
+        RETURNS SETOF {schema}.grants LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        BEGIN
+            PERFORM {schema}.lock_account(p_account, true);
+            INSERT INTO {schema}.account_revocations AS r VALUES (p_account, p_now)
+                ON CONFLICT (account_id) DO UPDATE SET revoked_at = greatest(r.revoked_at, excluded.revoked_at);
+            DELETE FROM {schema}.codes WHERE account_id = p_account AND redeemed_grant IS NULL;
+            RETURN QUERY UPDATE {schema}.grants g SET revoked_at = p_now, revocation_reason = p_reason
+                WHERE g.account_id = p_account AND g.revoked_at IS NULL AND g.expires_at > p_now
+                RETURNING g.*;
+        END $$;
+
+        -- As in version 1, and the record of an account revocation goes once no code issued before it
+        -- can live (600 s, the longest code lifetime).
+        CREATE OR REPLACE FUNCTION {schema}.remove_expired(p_now float8) RETURNS bigint
+        LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        DECLARE
+            v_total bigint := 0;
+            v_count bigint;
+        BEGIN
+            DELETE FROM {schema}.codes WHERE redeemed_grant IS NULL AND expires_at <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.codes c USING {schema}.grants g
+                WHERE g.expires_at <= p_now AND c.redeemed_grant = g.id;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.access_tokens WHERE expires_at <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.refresh_tokens WHERE expires_at <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.sessions WHERE expires_at <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.grants WHERE expires_at <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.account_revocations WHERE revoked_at + 600 <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            RETURN v_total + v_count;
+        END $$;
+
+        ALTER FUNCTION {schema}.rotate_refresh_token(
+            bytea, bytea, float8, bytea, uuid, float8, float8, bytea, uuid, float8, float8
+        ) SET search_path = pg_catalog, pg_temp;
+        ALTER FUNCTION {schema}.replace_session(uuid, float8, bytea, uuid, float8, float8)
+            SET search_path = pg_catalog, pg_temp;
         """
 }
 #endif

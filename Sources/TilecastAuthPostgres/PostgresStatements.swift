@@ -62,15 +62,8 @@ struct PostgresStatements: Sendable {
         createGrant = statement(
             "create_grant",
             """
-            WITH new_grant AS (
-                INSERT INTO \(s).grants VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING id
-            ), access AS (
-                INSERT INTO \(s).access_tokens SELECT $11, $12, $13, $14 FROM new_grant WHERE $11 IS NOT NULL
-            ), refresh AS (
-                INSERT INTO \(s).refresh_tokens SELECT $15, $16, $17, $18, $19, $20, $21 FROM new_grant
-                WHERE $15 IS NOT NULL
-            )
-            INSERT INTO \(s).sessions SELECT $22, $23, $24, $25 FROM new_grant WHERE $22 IS NOT NULL
+            SELECT \(s).create_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
+                $18, $19, $20, $21, $22, $23, $24, $25)
             """
         )
         refreshToken = statement(
@@ -96,14 +89,7 @@ struct PostgresStatements: Sendable {
             RETURNING \(grant)
             """
         )
-        revokeGrants = statement(
-            "revoke_grants",
-            """
-            UPDATE \(s).grants g SET revoked_at = $2, revocation_reason = $3
-            WHERE g.account_id = $1 AND g.revoked_at IS NULL AND g.expires_at > $2
-            RETURNING \(grant)
-            """
-        )
+        revokeGrants = statement("revoke_account", "SELECT \(grant) FROM \(s).revoke_account($1, $2, $3) g")
         accessToken = statement(
             "access_token",
             """

@@ -107,9 +107,9 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         return try await base.redeemCode(digest, issuing: issuance, at: now)
     }
 
-    public func createGrant(_ issuance: GrantIssuance) async throws {
+    public func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation {
         try enter(.createGrant)
-        try await base.createGrant(issuance)
+        return try await base.createGrant(issuance)
     }
 
     public func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {

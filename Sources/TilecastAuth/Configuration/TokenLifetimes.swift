@@ -38,9 +38,19 @@ public struct TokenLifetimes: Hashable, Sendable {
     /// The largest cookie lifetime user agents honour: 400 days (rfc6265bis §5.5).
     public static let maximumCookieAge: Duration = .seconds(34_560_000)
 
+    /// The longest an authorization code may live: ten minutes (RFC 6749 §4.1.2). A store keeps the
+    /// record of an account-wide revocation this long (``GrantStore/revokeGrants(of:reason:at:)``).
+    public static let maximumAuthorizationCode: Duration = .seconds(600)
+
     /// Throws when a lifetime is outside its range.
     public func validate() throws(ConfigurationError) {
-        try Self.check(authorizationCode, "authorization code", .seconds(1), .seconds(600), "1 s to 600 s")
+        try Self.check(
+            authorizationCode,
+            "authorization code",
+            .seconds(1),
+            Self.maximumAuthorizationCode,
+            "1 s to 600 s"
+        )
         try Self.check(accessToken, "access token", .seconds(1), .seconds(86_400), "1 s to 24 h")
         try Self.check(refreshTokenIdle, "refresh token idle", .seconds(1), refreshTokenAbsolute, "1 s to the absolute")
         try Self.check(

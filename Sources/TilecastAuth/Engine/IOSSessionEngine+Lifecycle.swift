@@ -90,11 +90,13 @@ extension IOSSessionEngine {
             issuesNativeCredential: true
         )
         let minted = mintGrant(nativeCredential: true)
+        let creation: GrantCreation
         do {
-            try await store.createGrant(plan.issuance(minted, startsSession: startsSession))
+            creation = try await store.createGrant(plan.issuance(minted, startsSession: startsSession))
         } catch {
             throw .backendFailed(error)
         }
+        guard creation == .created else { throw .accountRevoked }
         observer.observe(.grantCreated(grant: minted.grant, client: client.id, account: account))
         guard let credential = plan.credential(minted) else {
             preconditionFailure("a grant minted with a native credential has a credential")
@@ -182,8 +184,12 @@ extension IOSSessionEngine {
     }
 
     /// Revokes every live grant of an account at once — when the password changes, or the account is
-    /// suspended (RFC 9700 §4.14.2). One atomic store operation, so no grant escapes by being created
-    /// meanwhile.
+    /// suspended (RFC 9700 §4.14.2) — and ends every code the account has not redeemed yet.
+    ///
+    /// One atomic store operation, so no grant escapes by being created meanwhile: a code issued before
+    /// the revocation is never redeemed after it, even one approved and kept back by someone who knew the
+    /// old password, and a ``createGrant(account:client:scope:startsSession:)`` or code exchange running
+    /// concurrently either completes first, and its grant is revoked with the others, or is refused.
     ///
     /// - Returns: The grants it revoked.
     /// - Throws: The store's error; nothing was changed.

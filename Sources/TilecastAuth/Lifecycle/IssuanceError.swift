@@ -20,6 +20,10 @@ public enum IssuanceError: Error {
     case invalidScope
     /// The account is no longer active.
     case accountInactive
+    /// The account's grants were revoked while the grant was being created (a password change, say):
+    /// the sign-in began before the revocation and must not outlive it. Nothing was stored; the user
+    /// signs in again.
+    case accountRevoked
     /// The store or the account directory failed; nothing was written.
     case backendFailed(any Error)
 
@@ -28,7 +32,7 @@ public enum IssuanceError: Error {
         switch self {
         case .unknownClient, .unregisteredRedirectURI: false
         case .missingCodeChallenge, .unsupportedCodeChallengeMethod, .malformedCodeChallenge, .invalidScope,
-            .accountInactive, .backendFailed:
+            .accountInactive, .accountRevoked, .backendFailed:
             true
         }
     }
@@ -40,7 +44,7 @@ public enum IssuanceError: Error {
         case .unregisteredRedirectURI, .missingCodeChallenge, .unsupportedCodeChallengeMethod, .malformedCodeChallenge:
             .invalidRequest
         case .invalidScope: .invalidScope
-        case .accountInactive: .accessDenied
+        case .accountInactive, .accountRevoked: .accessDenied
         case .backendFailed: .temporarilyUnavailable
         }
     }

@@ -51,8 +51,9 @@ public protocol GrantStore: Sendable {
     ///   ``AuthorizationCode/expiresAt``, mark it redeemed into `issuance.grant.id` at `now` and store
     ///   the grant, its tokens and its session, all in the same atomic step, then return `.redeemed`.
     ///   If it was already redeemed return `.alreadyRedeemed` with the grant it became; if it does not
-    ///   exist or has expired return `.notFound`. In both refusals write nothing. Of any number of
-    ///   concurrent calls for one code, exactly one may return `.redeemed` (RFC 6749 §4.1.2,
+    ///   exist, has expired, or was issued at or before its account's last revocation
+    ///   (``revokeGrants(of:reason:at:)``) return `.notFound`. In every refusal write nothing. Of any
+    ///   number of concurrent calls for one code, exactly one may return `.redeemed` (RFC 6749 §4.1.2,
     ///   OAuth 2.1 §4.1.3: "return an access token only once for a given authorization code").
     func redeemCode(
         _ digest: SecretDigest,
@@ -61,10 +62,13 @@ public protocol GrantStore: Sendable {
     ) async throws -> CodeRedemption
 
     /// Stores a grant that did not come from a code exchange at this endpoint — one the embedding
-    /// server's other flows create, for `tilecast-web` or `tilecast-cli` say.
+    /// server's other flows create, for `tilecast-web` or `tilecast-cli` say — atomically.
     ///
-    /// The grant id and every digest are fresh random values, so no other writer can race for them.
-    func createGrant(_ issuance: GrantIssuance) async throws
+    /// - Important: If the grant's account was revoked (``revokeGrants(of:reason:at:)``) at or after the
+    ///   grant's ``Grant/createdAt``, write nothing and return `.accountRevoked`: the sign-in began before
+    ///   the revocation. Otherwise store the grant, its tokens and its session and return `.created`. The
+    ///   grant id and every digest are fresh random values, so no other writer can race for them.
+    func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation
 
     /// The refresh token with this digest and its grant, in whatever state they are.
     func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup?
@@ -115,12 +119,25 @@ public protocol GrantStore: Sendable {
     ///   `.notFound`. In both refusals write nothing (RFC 7009 §2.1).
     func revokeGrant(_ id: GrantID, reason: RevocationReason, at now: Date) async throws -> GrantRevocation
 
-    /// Revokes every live grant of an account — atomically, so that no grant of the account escapes the
-    /// revocation by being created or used while it runs.
+    /// Revokes every live grant of an account and every code it has not redeemed — atomically, so that
+    /// no grant of the account escapes the revocation by being created or used while it runs (RFC 9700
+    /// §4.14.2: a password change must end what the old password let in).
     ///
-    /// - Important: In one atomic step, set ``Grant/revocation`` to `(now, reason)` on every grant of the
-    ///   account that is unrevoked and not past its ``Grant/expiresAt``, and return those grants as
-    ///   revoked. Grants already revoked or expired are left as they are.
+    /// - Important: In one atomic step:
+    ///   - record that the account was revoked at `now` (a later time already recorded stays): from then
+    ///     on ``redeemCode(_:issuing:at:)`` refuses every code of the account issued at or before that
+    ///     time, and ``createGrant(_:)`` every grant of the account created at or before it — a sign-in
+    ///     that was under way when the revocation ran never completes after it;
+    ///   - remove every unredeemed code of the account, whatever its issue time (so a code stored by an
+    ///     instance whose clock runs ahead is ended too);
+    ///   - set ``Grant/revocation`` to `(now, reason)` on every grant of the account that is unrevoked and
+    ///     not past its ``Grant/expiresAt``, and return those grants as revoked. Grants already revoked
+    ///     or expired are left as they are.
+    ///
+    ///   A redemption or creation running concurrently must be ordered with the revocation: either it
+    ///   completes first, and its grant is among those revoked, or it comes after, and is refused. The
+    ///   record of the revocation may be removed once no code issued before it can still be redeemed:
+    ///   ``removeExpired(at:)`` may drop it ``TokenLifetimes/maximumAuthorizationCode`` after `now`.
     func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant]
 
     /// The access token with this digest and its grant.

@@ -18,6 +18,7 @@ struct InMemoryGrantStorage: Sendable {
         case refreshToken(SecretDigest)
         case accessToken(SecretDigest)
         case session(SecretDigest)
+        case accountRevocation(AccountID)
     }
 
     /// How many due records each write removes on its way out, so that memory follows the live set
@@ -30,6 +31,8 @@ struct InMemoryGrantStorage: Sendable {
     var refreshTokens: [SecretDigest: RefreshToken] = [:]
     var accessTokens: [SecretDigest: AccessToken] = [:]
     var sessions: [SecretDigest: StudioSession] = [:]
+    /// When each account last had all its grants revoked, for ``TokenLifetimes/maximumAuthorizationCode``.
+    var accountRevocations: [AccountID: Date] = [:]
     var expiries = ExpiryQueue<RecordKey>()
 
     init(clients: [Client]) {
@@ -44,6 +47,7 @@ struct InMemoryGrantStorage: Sendable {
         refreshTokens = snapshot.refreshTokens
         accessTokens = snapshot.accessTokens
         sessions = snapshot.sessions
+        accountRevocations = snapshot.accountRevocations
         for code in codes.values {
             let retention = code.redemption.flatMap { grants[$0.grant]?.expiresAt } ?? code.expiresAt
             expiries.schedule(.code(code.digest), at: retention)
@@ -59,6 +63,9 @@ struct InMemoryGrantStorage: Sendable {
         }
         for session in sessions.values {
             expiries.schedule(.session(session.digest), at: session.expiresAt)
+        }
+        for (account, revokedAt) in accountRevocations {
+            expiries.schedule(.accountRevocation(account), at: Self.revocationRetention(from: revokedAt))
         }
     }
 
@@ -86,6 +93,7 @@ struct InMemoryGrantStorage: Sendable {
         if let redemption = code.redemption {
             return .alreadyRedeemed(grant: redemption.grant)
         }
+        guard !isRevoked(code.account, atOrAfter: code.issuedAt) else { return .notFound }
         code.redemption = AuthorizationCode.Redemption(grant: issuance.grant.id, redeemedAt: now)
         codes[digest] = code
         // A redeemed code stays until its grant expires, so that a replay can still revoke the grant.
@@ -95,9 +103,11 @@ struct InMemoryGrantStorage: Sendable {
         return .redeemed
     }
 
-    mutating func createGrant(_ issuance: GrantIssuance) {
+    mutating func createGrant(_ issuance: GrantIssuance) -> GrantCreation {
+        guard !isRevoked(issuance.grant.account, atOrAfter: issuance.grant.createdAt) else { return .accountRevoked }
         store(issuance)
         removeDue(at: issuance.grant.createdAt, limit: Self.removalsPerWrite)
+        return .created
     }
 
     mutating func rotateRefreshToken(
@@ -162,6 +172,16 @@ struct InMemoryGrantStorage: Sendable {
     }
 
     mutating func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) -> [Grant] {
+        if let previous = accountRevocations[account], previous >= now {
+            // A later revocation is already recorded, and its removal already scheduled.
+        } else {
+            accountRevocations[account] = now
+            expiries.schedule(.accountRevocation(account), at: Self.revocationRetention(from: now))
+        }
+        let unredeemed = codes.values.filter { $0.account == account && $0.redemption == nil }.map(\.digest)
+        for digest in unredeemed {
+            codes[digest] = nil
+        }
         let live = grants.values.filter { $0.account == account && $0.isLive(at: now) }
         var revoked: [Grant] = []
         for var grant in live {
@@ -170,6 +190,17 @@ struct InMemoryGrantStorage: Sendable {
             revoked.append(grant)
         }
         return revoked.sorted { $0.createdAt < $1.createdAt }
+    }
+
+    /// Whether `account` had all its grants revoked at or after `time`.
+    private func isRevoked(_ account: AccountID, atOrAfter time: Date) -> Bool {
+        guard let revokedAt = accountRevocations[account] else { return false }
+        return time <= revokedAt
+    }
+
+    /// When the record of a revocation at `revokedAt` may go: no code issued before it lives longer.
+    private static func revocationRetention(from revokedAt: Date) -> Date {
+        revokedAt.addingTimeInterval(TokenLifetimes.maximumAuthorizationCode.timeInterval)
     }
 
     private mutating func store(_ issuance: GrantIssuance) {
@@ -225,6 +256,11 @@ struct InMemoryGrantStorage: Sendable {
         case .session(let digest):
             guard let session = sessions[digest], session.expiresAt <= now else { return false }
             sessions[digest] = nil
+        case .accountRevocation(let account):
+            guard let revokedAt = accountRevocations[account], Self.revocationRetention(from: revokedAt) <= now else {
+                return false
+            }
+            accountRevocations[account] = nil
         }
         return true
     }

@@ -23,6 +23,8 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         public var refreshTokens: [SecretDigest: RefreshToken]
         public var accessTokens: [SecretDigest: AccessToken]
         public var sessions: [SecretDigest: StudioSession]
+        /// When each account last had all its grants revoked, while that still matters.
+        public var accountRevocations: [AccountID: Date]
     }
 
     private let storage: LockedValue<InMemoryGrantStorage>
@@ -58,7 +60,8 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
                 grants: storage.grants,
                 refreshTokens: storage.refreshTokens,
                 accessTokens: storage.accessTokens,
-                sessions: storage.sessions
+                sessions: storage.sessions,
+                accountRevocations: storage.accountRevocations
             )
         }
     }
@@ -83,7 +86,7 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         storage.withLock { $0.redeemCode(digest, issuing: issuance, at: now) }
     }
 
-    public func createGrant(_ issuance: GrantIssuance) async throws {
+    public func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation {
         storage.withLock { $0.createGrant(issuance) }
     }
 
@@ -124,8 +127,8 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         storage.withLock { $0.revokeGrant(id, reason: reason, at: now) }
     }
 
-    /// Revokes every live grant of an account. This scans all grants, under the lock: it serves password
-    /// changes and suspensions, not the request path.
+    /// Revokes every live grant of an account and removes its unredeemed codes. This scans all grants and
+    /// codes, under the lock: it serves password changes and suspensions, not the request path.
     public func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant] {
         storage.withLock { $0.revokeGrants(of: account, reason: reason, at: now) }
     }

@@ -119,7 +119,7 @@ extension StoreConformanceCheck {
 
         StoreConformanceCheck("createGrant stores the grant, its tokens and its session") { context in
             let issuance = context.fixture.issuance(client: "tilecast-web")
-            try await context.store.createGrant(issuance)
+            try await context.create(issuance)
             try await requireIssuanceStored(issuance, context)
         },
     ]

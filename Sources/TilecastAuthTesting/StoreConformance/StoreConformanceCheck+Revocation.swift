@@ -9,7 +9,7 @@ extension StoreConformanceCheck {
             let store = context.store
             let fixture = context.fixture
             let issuance = fixture.issuance()
-            try await store.createGrant(issuance)
+            try await context.create(issuance)
             let now = fixture.t0.addingTimeInterval(10)
             let outcome = try await store.revokeGrant(issuance.grant.id, reason: .refreshTokenReused, at: now)
             let revocation = Grant.Revocation(revokedAt: now, reason: .refreshTokenReused)
@@ -41,7 +41,7 @@ extension StoreConformanceCheck {
             let outcome = try await store.revokeGrant(fixture.grantID(), reason: .revokedByServer, at: fixture.t0)
             try context.require(outcome == .notFound, "an unknown grant returned \(outcome)")
             let issuance = fixture.issuance(lifetime: 600)
-            try await store.createGrant(issuance)
+            try await context.create(issuance)
             let expired = try await store.revokeGrant(
                 issuance.grant.id,
                 reason: .revokedByServer,
@@ -56,7 +56,7 @@ extension StoreConformanceCheck {
             let store = context.store
             let fixture = context.fixture
             let issuance = fixture.issuance()
-            try await store.createGrant(issuance)
+            try await context.create(issuance)
             let outcomes = try await context.concurrently { _ in
                 try await store.revokeGrant(issuance.grant.id, reason: .revokedByServer, at: fixture.t0)
             }
@@ -68,7 +68,7 @@ extension StoreConformanceCheck {
             let store = context.store
             let fixture = context.fixture
             let issuance = fixture.issuance()
-            try await store.createGrant(issuance)
+            try await context.create(issuance)
             let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
             let (successor, access) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
             async let rotation = store.rotateRefreshToken(
@@ -98,7 +98,7 @@ extension StoreConformanceCheck {
             let expiredMine = fixture.issuance(account: "account-1", lifetime: 10)
             let theirs = fixture.issuance(account: "account-2")
             for issuance in mine + [expiredMine, theirs] {
-                try await store.createGrant(issuance)
+                try await context.create(issuance)
             }
             let now = fixture.t0.addingTimeInterval(20)
             let revoked = try await store.revokeGrants(of: "account-1", reason: .revokedByServer, at: now)
@@ -121,9 +121,9 @@ extension StoreConformanceCheck {
             let fixture = context.fixture
             let older = fixture.issuance(account: "account-3", at: fixture.t0)
             let newer = fixture.issuance(account: "account-3", at: fixture.t0.addingTimeInterval(60))
-            try await store.createGrant(newer)
-            try await store.createGrant(older)
-            try await store.createGrant(fixture.issuance(account: "account-4"))
+            try await context.create(newer)
+            try await context.create(older)
+            try await context.create(fixture.issuance(account: "account-4"))
             _ = try await store.revokeGrant(
                 older.grant.id,
                 reason: .revokedByServer,

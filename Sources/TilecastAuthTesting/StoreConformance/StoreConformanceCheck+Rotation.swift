@@ -9,7 +9,7 @@ extension StoreConformanceCheck {
             let store = context.store
             let fixture = context.fixture
             let issuance = fixture.issuance()
-            try await store.createGrant(issuance)
+            try await context.create(issuance)
             let presented = try context.unwrap(issuance.refreshToken, "fixture without a refresh token")
             let now = fixture.t0.addingTimeInterval(60)
             let (successor, access) = fixture.rotation(of: issuance.grant.id, at: now)
@@ -78,7 +78,7 @@ extension StoreConformanceCheck {
             try context.require(outcome == .notFound, "an unknown token returned \(outcome)")
 
             let issuance = fixture.issuance(lifetime: 600)
-            try await store.createGrant(issuance)
+            try await context.create(issuance)
             let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
             let (late, lateAccess) = fixture.rotation(of: issuance.grant.id, at: issuance.grant.expiresAt)
             let expired = try await store.rotateRefreshToken(
@@ -162,7 +162,7 @@ extension StoreConformanceCheck {
             let store = context.store
             let fixture = context.fixture
             let issuance = fixture.issuance()
-            try await store.createGrant(issuance)
+            try await context.create(issuance)
             let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
             let rotations = (0..<context.concurrency).map { _ in fixture.rotation(of: issuance.grant.id, at: fixture.t0)
             }

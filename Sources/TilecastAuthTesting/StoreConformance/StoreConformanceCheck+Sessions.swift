@@ -9,7 +9,7 @@ extension StoreConformanceCheck {
             let store = context.store
             let fixture = context.fixture
             let issuance = fixture.issuance()
-            try await store.createGrant(issuance)
+            try await context.create(issuance)
             let first = try context.unwrap(issuance.session, "fixture without a session")
             let now = fixture.t0.addingTimeInterval(30)
             let next = fixture.session(of: issuance.grant.id, at: now)
@@ -25,7 +25,7 @@ extension StoreConformanceCheck {
             try context.require(new?.grant.session == next.digest, "the grant does not point at the new session")
 
             let bare = fixture.issuance(session: false)
-            try await store.createGrant(bare)
+            try await context.create(bare)
             let firstSession = fixture.session(of: bare.grant.id, at: now)
             let started = try await store.replaceSession(of: bare.grant.id, with: firstSession, at: now)
             try context.require(started == .replaced(previous: nil), "a grant's first session returned \(started)")
@@ -41,7 +41,7 @@ extension StoreConformanceCheck {
             try context.require(try await store.session(unknown.digest) == nil, "the refused session was stored")
 
             let issuance = fixture.issuance(lifetime: 600)
-            try await store.createGrant(issuance)
+            try await context.create(issuance)
             let late = fixture.session(of: issuance.grant.id, at: issuance.grant.expiresAt)
             let expired = try await store.replaceSession(
                 of: issuance.grant.id,

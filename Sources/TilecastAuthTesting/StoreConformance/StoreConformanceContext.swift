@@ -21,6 +21,12 @@ struct StoreConformanceContext: Sendable {
         return value
     }
 
+    /// Stores `issuance` through ``GrantStore/createGrant(_:)``, requiring it to be created.
+    func create(_ issuance: GrantIssuance) async throws {
+        let outcome = try await store.createGrant(issuance)
+        try require(outcome == .created, "createGrant returned \(outcome) for a grant of an unrevoked account")
+    }
+
     /// Rotates `presented`, requiring `current` to be the grant's current token, to a fresh successor at
     /// `now`; returns the outcome and the successor and access token it tried to store.
     func rotate(
@@ -44,7 +50,7 @@ struct StoreConformanceContext: Sendable {
     /// digest of the rotated token and its successor.
     func grantRotatedOnce() async throws -> (issuance: GrantIssuance, rotated: SecretDigest, successor: RefreshToken) {
         let issuance = fixture.issuance()
-        try await store.createGrant(issuance)
+        try await create(issuance)
         let rotated = try unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
         let (outcome, successor, _) = try await rotate(
             rotated,

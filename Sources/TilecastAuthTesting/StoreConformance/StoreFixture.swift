@@ -27,17 +27,23 @@ struct StoreFixture: Sendable {
         GrantID(rawValue: UUID())
     }
 
-    /// An unused code valid for `lifetime` seconds from `t0`.
-    func code(client: ClientID = .tilecastIOS, lifetime: Double = 60) -> AuthorizationCode {
-        AuthorizationCode(
+    /// An unused code of `account`, issued at `issuedAt` (`t0` by default) and valid for `lifetime` seconds.
+    func code(
+        client: ClientID = .tilecastIOS,
+        account: AccountID = "account-1",
+        issuedAt: Date? = nil,
+        lifetime: Double = 60
+    ) -> AuthorizationCode {
+        let issuedAt = issuedAt ?? t0
+        return AuthorizationCode(
             digest: digest(),
             client: client,
-            account: "account-1",
+            account: account,
             redirectURI: "tilecast-ios://oauth/callback",
             scope: Scope("profile")!,
             challenge: CodeChallenge(method: .s256, value: "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"),
-            issuedAt: t0,
-            expiresAt: t0.addingTimeInterval(lifetime)
+            issuedAt: issuedAt,
+            expiresAt: issuedAt.addingTimeInterval(lifetime)
         )
     }
 

@@ -233,5 +233,34 @@ struct PostgresConcurrencyTests {
         #expect(response.status == 400)
         #expect(Self.json(response)["error"] as? String == "invalid_grant")
     }
+
+    @Test("200 exchanges through one instance racing revokeAllGrants through another: none outlives it")
+    func exchangesRacingAnAccountRevocation() async throws {
+        let instances = try await Instances(count: 2)
+        var outcomes: [Int: Int] = [:]
+        for _ in 0..<200 {
+            let verifier = CodeChallenge.makeVerifier(using: SystemRandomSource())
+            let issued = try await instances.engines[0].issueCode(
+                account: Self.account,
+                client: .tilecastIOS,
+                redirectURI: Self.callback,
+                codeChallenge: CodeChallenge.s256(for: verifier).value,
+                codeChallengeMethod: "S256",
+                scope: "profile"
+            )
+            let exchange = Self.request([
+                "grant_type": "authorization_code", "client_id": "tilecast-ios",
+                "code": issued.code.unredactedValue, "redirect_uri": Self.callback, "code_verifier": verifier,
+            ])
+            async let response = instances.engines[0].handle(request: exchange)
+            async let revocation = instances.engines[1].revokeAllGrants(of: Self.account)
+            let (answer, _) = try await (response, revocation)
+            outcomes[answer.status, default: 0] += 1
+            #expect(answer.status == 200 || answer.status == 400)
+            let live = try await instances.stores[1].grants(of: Self.account).filter { $0.revocation == nil }
+            #expect(live.isEmpty, "a grant outlived the account's revocation")
+        }
+        #expect(outcomes.values.reduce(0, +) == 200)
+    }
 }
 #endif

@@ -25,8 +25,27 @@ struct PostgresOperationsTests {
             }
             return try await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(applied.filter { !$0.isEmpty } == [[1]])
+        #expect(applied.filter { !$0.isEmpty } == [PostgresSchema.migrations.map(\.version)])
         #expect(try await stores[0].migrate() == [])
+    }
+
+    @Test("Every function of the schema runs with search_path pinned to pg_catalog, pg_temp")
+    func functionsPinTheirSearchPath() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        let functions = try await store.functionSearchPaths()
+        let names = Set(functions.map(\.name))
+        #expect(
+            names.isSuperset(of: [
+                "redeem_code", "create_grant", "rotate_refresh_token", "replace_session", "revoke_account",
+                "remove_expired",
+            ])
+        )
+        for (name, setting) in functions {
+            #expect(
+                setting == "search_path=pg_catalog, pg_temp",
+                "\(name) runs with \(setting ?? "the caller's search_path")"
+            )
+        }
     }
 
     @Test("A store refuses a database whose schema is newer than it knows")
@@ -117,6 +136,29 @@ struct PostgresOperationsTests {
 }
 
 extension PostgresGrantStore {
+    /// Each function of the store's schema, with its `search_path` setting if it has one.
+    func functionSearchPaths() async throws -> [(name: String, setting: String?)] {
+        let statement = PostgresStatement(
+            name: "test_function_search_paths",
+            sql: """
+                SELECT p.proname::text,
+                    (SELECT c FROM unnest(p.proconfig) c WHERE c LIKE 'search\\_path=%')
+                FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+                WHERE n.nspname = $1 ORDER BY 1
+                """
+        )
+        let schema: PostgresValue = .text(configuration.schema)
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            let result = try connection.execute(statement, [schema])
+            var functions: [(name: String, setting: String?)] = []
+            for index in 0..<result.rowCount {
+                let row = result.row(index)
+                functions.append((try row.text(0), try row.optionalText(1)))
+            }
+            return functions
+        }
+    }
+
     /// Runs SQL text on one of the store's connections.
     func execute(script: String) async throws {
         try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in

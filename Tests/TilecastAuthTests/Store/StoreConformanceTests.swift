@@ -33,7 +33,8 @@ struct StoreConformanceTests {
 
     @Test("A store that redeems a code twice fails the kit")
     func brokenStoreFails() async throws {
-        let kit = StoreConformanceKit(concurrency: 8) { clients in ForgetfulStore(InMemoryGrantStore(clients: clients))
+        let kit = StoreConformanceKit(concurrency: 8) { clients in
+            FlawedStore(InMemoryGrantStore(clients: clients), flaw: .redeemsTwice)
         }
         let failures = await kit.runAll()
         let failed = Set(failures.map(\.check))
@@ -41,15 +42,46 @@ struct StoreConformanceTests {
         #expect(failed.contains("concurrent redemptions of one code: exactly one succeeds"))
         #expect(failures.allSatisfy { !$0.message.isEmpty })
     }
+
+    @Test("A store whose account revocation revokes only the grants live at the time fails the kit")
+    func grantsOnlyRevocationFails() async throws {
+        let kit = StoreConformanceKit(concurrency: 8) { clients in
+            FlawedStore(InMemoryGrantStore(clients: clients), flaw: .revokesLiveGrantsOnly)
+        }
+        let failed = Set(await kit.runAll().map(\.check))
+        #expect(failed.contains("revokeGrants ends the account's unredeemed codes, and no other account's"))
+        #expect(
+            failed.contains("a code issued at or before its account's revocation never redeems, even stored after it")
+        )
+        #expect(failed.contains("createGrant refuses a grant created at or before its account's revocation"))
+        // Every other check still passes: the flaw is exactly the one these checks exist for (the race may
+        // or may not catch it in a given run).
+        let accountRevocationChecks: Set = [
+            "revokeGrants ends the account's unredeemed codes, and no other account's",
+            "a code issued at or before its account's revocation never redeems, even stored after it",
+            "createGrant refuses a grant created at or before its account's revocation",
+            "a redemption or creation racing its account's revocation is refused or revoked",
+        ]
+        #expect(failed.isSubset(of: accountRevocationChecks))
+    }
 }
 
-/// A store that forgets codes are single-use — the mistake of oauthlib #618 and Authlib — to show the
-/// kit catches it.
-private struct ForgetfulStore: GrantStore {
-    let base: InMemoryGrantStore
+/// A store with one of the peers' mistakes, to show the kit catches it: a code redeemed twice (oauthlib
+/// #618, Authlib), or an account-wide revocation that revokes the grants live at the time and nothing else
+/// — no codes, no sign-in under way (the usual `UPDATE … WHERE account = ?`, and this library's own until
+/// an outside review found it).
+private struct FlawedStore: GrantStore {
+    enum Flaw {
+        case redeemsTwice
+        case revokesLiveGrantsOnly
+    }
 
-    init(_ base: InMemoryGrantStore) {
+    let base: InMemoryGrantStore
+    let flaw: Flaw
+
+    init(_ base: InMemoryGrantStore, flaw: Flaw) {
         self.base = base
+        self.flaw = flaw
     }
 
     func redeemCode(
@@ -57,9 +89,23 @@ private struct ForgetfulStore: GrantStore {
         issuing issuance: GrantIssuance,
         at now: Date
     ) async throws -> CodeRedemption {
+        guard flaw == .redeemsTwice else { return try await base.redeemCode(digest, issuing: issuance, at: now) }
         guard let code = try await base.authorizationCode(digest), now < code.expiresAt else { return .notFound }
-        try await base.createGrant(issuance)
+        _ = try await base.createGrant(issuance)
         return .redeemed
+    }
+
+    func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant] {
+        guard flaw == .revokesLiveGrantsOnly else {
+            return try await base.revokeGrants(of: account, reason: reason, at: now)
+        }
+        var revoked: [Grant] = []
+        for grant in try await base.grants(of: account) where grant.isLive(at: now) {
+            if case .revoked(let grant) = try await base.revokeGrant(grant.id, reason: reason, at: now) {
+                revoked.append(grant)
+            }
+        }
+        return revoked
     }
 
     func client(_ id: ClientID) async throws -> Client? { try await base.client(id) }
@@ -67,7 +113,7 @@ private struct ForgetfulStore: GrantStore {
     func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
         try await base.authorizationCode(digest)
     }
-    func createGrant(_ issuance: GrantIssuance) async throws { try await base.createGrant(issuance) }
+    func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation { try await base.createGrant(issuance) }
     func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
         try await base.refreshToken(digest)
     }
@@ -92,9 +138,6 @@ private struct ForgetfulStore: GrantStore {
     }
     func revokeGrant(_ id: GrantID, reason: RevocationReason, at now: Date) async throws -> GrantRevocation {
         try await base.revokeGrant(id, reason: reason, at: now)
-    }
-    func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant] {
-        try await base.revokeGrants(of: account, reason: reason, at: now)
     }
     func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? { try await base.accessToken(digest) }
     func session(_ digest: SecretDigest) async throws -> SessionLookup? { try await base.session(digest) }
