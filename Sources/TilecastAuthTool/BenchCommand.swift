@@ -150,17 +150,22 @@ struct BenchCommand: Subcommand {
                 }
             )
             if only || onPostgres {
-                report(measurements, memory: nil, hash: nil, openssl: nil, peers: nil)
+                report(measurements, memory: nil, hash: nil, openssl: nil, peers: nil, limiter: nil)
                 return true
             }
             let memory = try await MemoryPerGrant.measure(grants: memoryGrants)
+            let limiter = try await LimiterBenchmark.run(
+                runs: smoke ? 1 : options.runs,
+                admissions: smoke ? 2_000 : 20_000,
+                keyLimit: smoke ? 10_000 : 100_000
+            )
             if !comparing {
                 hashRuns = [HashBenchmark.ours(runs: 1, iterations: 10_000)]
             }
             let hash = BenchmarkMeasurement.median(of: hashRuns)
             let openssl = opensslRuns.isEmpty ? nil : BenchmarkMeasurement.median(of: opensslRuns)
             let peerList = peers == nil ? nil : peerResults.keys.sorted().compactMap { peerResults[$0] }
-            report(measurements, memory: memory, hash: hash, openssl: openssl, peers: peerList)
+            report(measurements, memory: memory, hash: hash, openssl: openssl, peers: peerList, limiter: limiter)
             return true
         } catch {
             print("bench failed: \(error)")
@@ -173,7 +178,8 @@ struct BenchCommand: Subcommand {
         memory: Double?,
         hash: Double?,
         openssl: Double?,
-        peers: [PeerBenchmark.Result]?
+        peers: [PeerBenchmark.Result]?,
+        limiter: LimiterBenchmark.Result?
     ) {
         func format(_ value: Double) -> String { String(format: "%.2f", value) }
         func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
@@ -201,6 +207,12 @@ struct BenchCommand: Subcommand {
             print(
                 "SHA-256 of 64 bytes: \(String(format: "%.3f", hash)) µs"
                     + (openssl.map { String(format: "; OpenSSL %.3f µs; ratio %.2f×", $0, hash / $0) } ?? "")
+            )
+        }
+        if let limiter {
+            print(
+                "in-memory rate limiter: \(format(limiter.belowLimit)) µs per admission below its key limit, "
+                    + "\(format(limiter.atLimit)) µs at it under key churn (\(String(format: "%.1f", limiter.atLimit / limiter.belowLimit))×)"
             )
         }
         if let peers {
@@ -236,6 +248,11 @@ struct BenchCommand: Subcommand {
         }
         if let memory {
             print("bench memory_per_grant_bytes=\(Int(memory))")
+        }
+        if let limiter {
+            print(
+                "bench limiter_below_limit_us=\(String(format: "%.3f", limiter.belowLimit)) limiter_at_limit_us=\(String(format: "%.3f", limiter.atLimit))"
+            )
         }
         if let hash {
             print(

@@ -14,11 +14,21 @@ public import Foundation
 /// is for: every code and token is a 256-bit secret.)
 ///
 /// Memory is bounded: buckets that have refilled completely are forgotten (a fresh bucket is the same),
-/// and at most `maximumTrackedKeys` are kept; past that the least recently used are dropped first.
+/// and at most `maximumTrackedKeys` are kept; past that the least recently used are dropped first, down to
+/// nine tenths of the limit. Admission is O(1) amortised whatever the churn of keys: a sweep of all
+/// buckets runs only after as many admissions as there are buckets, or when the limit is passed, and a
+/// sweep at the limit always leaves room for a tenth of it — so an attacker cycling through fresh keys
+/// pays for each sweep with a tenth of the limit in admissions.
+///
+/// Eviction forgets a bucket's debt: a peer whose bucket was dropped starts again full. An attacker with
+/// more addresses than `maximumTrackedKeys` can therefore flush the table; size the limit above the peers
+/// a server expects to see within one refill of a full bucket (`capacity × refillInterval`).
 public final class InMemoryRateLimiter: RateLimiter, Sendable {
-    private struct State {
+    struct State {
         var buckets: [RateLimitKey: TokenBucket] = [:]
         var admissionsSinceSweep = 0
+        /// Buckets looked at by every sweep so far: the work admission costs, for the tests.
+        var bucketsSwept = 0
     }
 
     /// Attempts a key may make at once.
@@ -28,7 +38,7 @@ public final class InMemoryRateLimiter: RateLimiter, Sendable {
     /// The most keys remembered at once.
     public let maximumTrackedKeys: Int
 
-    private let state = LockedValue(State())
+    let state = LockedValue(State())
 
     /// Creates a limiter.
     ///
@@ -52,31 +62,74 @@ public final class InMemoryRateLimiter: RateLimiter, Sendable {
             guard decision == .admitted else { return decision }
             state.buckets[key] = bucket
             state.admissionsSinceSweep += 1
-            if state.admissionsSinceSweep >= 1024 || state.buckets.count > maximumTrackedKeys {
+            if state.buckets.count > maximumTrackedKeys
+                || state.admissionsSinceSweep >= max(Self.admissionsBetweenSweeps, state.buckets.count)
+            {
                 sweep(&state, at: now)
             }
             return decision
         }
     }
 
+    /// Admissions between two sweeps of full buckets when few keys are tracked.
+    static let admissionsBetweenSweeps = 1024
+
     /// How many keys the limiter remembers now.
     public var trackedKeyCount: Int {
         state.withLock { $0.buckets.count }
     }
 
-    /// Forgets full buckets; if more than `maximumTrackedKeys` remain, forgets the least recently used
-    /// down to nine tenths of it, so the next eviction is a tenth of the budget away and the cost stays
-    /// amortised.
+    /// Forgets full buckets; then, if more than nine tenths of `maximumTrackedKeys` remain after the
+    /// limit was passed, forgets the least recently used down to nine tenths — even when forgetting full
+    /// buckets freed some, so that the next sweep at the limit is a tenth of it away.
     private func sweep(_ state: inout State, at now: Date) {
+        let overLimit = state.buckets.count > maximumTrackedKeys
         state.admissionsSinceSweep = 0
+        state.bucketsSwept += state.buckets.count
         state.buckets = state.buckets.filter {
             $0.value.tokens(at: now, capacity: capacity, refillInterval: refillInterval) < Double(capacity)
         }
-        guard state.buckets.count > maximumTrackedKeys else { return }
-        let excess = state.buckets.count - maximumTrackedKeys * 9 / 10
-        let oldest = state.buckets.sorted { $0.value.updatedAt < $1.value.updatedAt }.prefix(excess)
-        for (key, _) in oldest {
-            state.buckets[key] = nil
+        let keep = max(1, maximumTrackedKeys * 9 / 10)
+        guard overLimit, state.buckets.count > keep else { return }
+        // The (count − keep)-th oldest update time, found in linear time; everything older goes, then ties.
+        var times = state.buckets.values.map(\.updatedAt)
+        let excess = state.buckets.count - keep
+        let cutoff = Self.select(excess - 1, in: &times)
+        var tiesToDrop = excess - times.count { $0 < cutoff }
+        state.buckets = state.buckets.filter { _, bucket in
+            if bucket.updatedAt < cutoff { return false }
+            guard bucket.updatedAt == cutoff, tiesToDrop > 0 else { return true }
+            tiesToDrop -= 1
+            return false
         }
+    }
+
+    /// The `k`-th smallest of `values` (0-based), by quickselect with the middle element as pivot:
+    /// expected linear time. Reorders `values`.
+    static func select(_ k: Int, in values: inout [Date]) -> Date {
+        var low = 0
+        var high = values.count - 1
+        while low < high {
+            let pivot = values[low + (high - low) / 2]
+            var i = low
+            var j = high
+            while i <= j {
+                while values[i] < pivot { i += 1 }
+                while values[j] > pivot { j -= 1 }
+                if i <= j {
+                    values.swapAt(i, j)
+                    i += 1
+                    j -= 1
+                }
+            }
+            if k <= j {
+                high = j
+            } else if k >= i {
+                low = i
+            } else {
+                return values[k]
+            }
+        }
+        return values[k]
     }
 }
