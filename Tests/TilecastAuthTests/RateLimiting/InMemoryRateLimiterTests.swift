@@ -34,7 +34,10 @@ struct InMemoryRateLimiterTests {
         let limiter = InMemoryRateLimiter(capacity: 5, refillInterval: 3600, maximumTrackedKeys: 10)
         let start = Date(timeIntervalSince1970: 1_800_000_000)
         for index in 0...10 {
-            _ = try await limiter.admit(RateLimitKey(rawValue: "k\(index)"), at: start.addingTimeInterval(Double(index)))
+            _ = try await limiter.admit(
+                RateLimitKey(rawValue: "k\(index)"),
+                at: start.addingTimeInterval(Double(index))
+            )
         }
         let kept = limiter.state.withLock { Set($0.buckets.keys.map(\.rawValue)) }
         #expect(kept == Set((2...10).map { "k\($0)" }))
