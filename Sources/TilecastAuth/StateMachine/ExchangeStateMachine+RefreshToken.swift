@@ -49,7 +49,8 @@ extension ExchangeStateMachine {
     /// 3. neither the token's idle expiry nor the grant's absolute expiry has passed (RFC 9700 §4.14.2);
     /// 4. the token has not been used: a rotated or retired token revokes the grant (RFC 9700 §4.14.2,
     ///    OAuth 2.1 §4.3.1), unless the configuration's leeway lets the immediately previous token be
-    ///    retried.
+    ///    retried — within the leeway of its rotation's time on either side, so that a clock set back
+    ///    never stretches the window.
     ///
     /// A grant with less than a second left counts as expired, so every `expires_in` is at least 1.
     func evaluate(_ lookup: RefreshTokenLookup, presented: SecretDigest) -> RefreshEvaluation {
@@ -64,8 +65,11 @@ extension ExchangeStateMachine {
         case .active:
             return .rotate(current: presented)
         case .rotated(let rotatedAt, let successor):
+            // The leeway is a window on both sides of the rotation: a clock that is behind the one that
+            // rotated — another instance's, or this one's after an NTP step back — by more than the leeway
+            // makes the token reuse, not a retry, however the clocks came apart.
             let leeway = configuration.refreshTokenReuseLeeway.timeInterval
-            let withinLeeway = leeway > 0 && now.timeIntervalSince(rotatedAt) <= leeway
+            let withinLeeway = leeway > 0 && abs(now.timeIntervalSince(rotatedAt)) <= leeway
             if withinLeeway && grant.currentRefreshToken == successor {
                 return .rotate(current: successor)
             }

@@ -118,6 +118,33 @@ struct ReplayTests {
         #expect(await harness.refresh(next).status == 400)
     }
 
+    @Test("A clock set back does not stretch the leeway: an hour back, then half an hour on, is reuse")
+    func leewayWithClockSetBack() async throws {
+        let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(60)))
+        let first = try #require(try await harness.signIn().refreshToken)
+        let next = try #require(await harness.refresh(first).refreshToken)
+        // An NTP step back, or another instance with a skewed clock sharing the store.
+        harness.clock.advance(by: -3600)
+        harness.clock.advance(by: 1800)
+        let retried = await harness.refresh(first)
+        #expect(retried.status == 400)
+        #expect(retried.errorCode == "invalid_grant")
+        #expect(harness.observer.reuses.count == 1)
+        #expect(await harness.refresh(next).status == 400)
+    }
+
+    @Test("An instance whose clock is behind by less than the leeway may still take the retry")
+    func leewayWithSlightlySkewedClock() async throws {
+        let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(10)))
+        let first = try #require(try await harness.signIn().refreshToken)
+        _ = await harness.refresh(first)  // lost on the way back
+        harness.clock.advance(by: -4)
+        #expect(await harness.refresh(first).status == 200)
+        #expect(harness.observer.reuses.isEmpty)
+        harness.clock.advance(by: -7)  // now 11 s behind the rotation: past the leeway, on the other side
+        #expect(await harness.refresh(first).status == 400)
+    }
+
     @Test("The leeway never resurrects an older generation")
     func leewayOlderGeneration() async throws {
         let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(30)))
