@@ -161,17 +161,33 @@ extension IOSSessionEngine {
     /// it cannot reach the session cookie inside its web view.
     ///
     /// A token of a client other than `client` is refused untouched (RFC 7009 §2.1: the token must have
-    /// been issued to the client asking), as is an expired one.
+    /// been issued to the client asking), as is an expired one. A refresh token that was already rotated
+    /// — other than the previous token retried within the reuse leeway — is **reuse**, exactly as at the
+    /// endpoint (RFC 9700 §4.14.2): the grant is revoked as reused and
+    /// ``SecurityEvent/refreshTokenReuseDetected(grant:peerAddress:)`` is raised, so whoever holds a stolen
+    /// old token cannot end the grant without setting off reuse alerting. The outcome is still
+    /// ``SignOutOutcome/signedOut(grant:)``: the grant is revoked either way.
     ///
+    /// - Parameter peerAddress: The caller's address, as for ``handle(request:)``, for the reuse event.
     /// - Throws: The store's error; nothing was changed.
-    public func signOut(token value: String, client: ClientID) async throws -> SignOutOutcome {
+    public func signOut(token value: String, client: ClientID, peerAddress: String? = nil) async throws
+        -> SignOutOutcome
+    {
         let now = timeSource.now()
         let grant: Grant
         let expiresAt: Date
+        var reused = false
         if let token = OpaqueToken(presented: value, as: .refreshToken),
             let lookup = try await store.refreshToken(token.digest)
         {
             (grant, expiresAt) = (lookup.grant, lookup.token.expiresAt)
+            reused =
+                lookup.token.state != .active
+                && !lookup.token.isRetryWithinLeeway(
+                    of: lookup.grant,
+                    at: now,
+                    leeway: configuration.refreshTokenReuseLeeway
+                )
         } else if let token = OpaqueToken(presented: value, as: .accessToken),
             let lookup = try await store.accessToken(token.digest)
         {
@@ -180,7 +196,9 @@ extension IOSSessionEngine {
             return .notSignedIn
         }
         guard grant.client == client, now < expiresAt else { return .notSignedIn }
-        return try await revoke(grant.id, because: .signedOut, at: now)
+        guard reused, grant.isLive(at: now) else { return try await revoke(grant.id, because: .signedOut, at: now) }
+        observer.observe(.refreshTokenReuseDetected(grant: grant.id, peerAddress: peerAddress))
+        return try await revoke(grant.id, because: .refreshTokenReused, at: now)
     }
 
     /// Revokes every live grant of an account at once — when the password changes, or the account is

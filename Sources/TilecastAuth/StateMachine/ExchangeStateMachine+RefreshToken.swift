@@ -64,16 +64,14 @@ extension ExchangeStateMachine {
         switch token.state {
         case .active:
             return .rotate(current: presented)
-        case .rotated(let rotatedAt, let successor):
-            // The leeway is a window on both sides of the rotation: a clock that is behind the one that
-            // rotated — another instance's, or this one's after an NTP step back — by more than the leeway
-            // makes the token reuse, not a retry, however the clocks came apart.
-            let leeway = configuration.refreshTokenReuseLeeway.timeInterval
-            let withinLeeway = leeway > 0 && abs(now.timeIntervalSince(rotatedAt)) <= leeway
-            if withinLeeway && grant.currentRefreshToken == successor {
-                return .rotate(current: successor)
+        case .rotated(_, let successor):
+            // A clock behind the one that rotated — another instance's, or this one's after an NTP step
+            // back — by more than the leeway makes the token reuse, not a retry.
+            guard token.isRetryWithinLeeway(of: grant, at: now, leeway: configuration.refreshTokenReuseLeeway)
+            else {
+                return .revoke(grant.id)
             }
-            return .revoke(grant.id)
+            return .rotate(current: successor)
         case .retired:
             return .revoke(grant.id)
         }

@@ -155,6 +155,50 @@ struct SessionLifecycleTests {
         }
     }
 
+    @Test("Signing out with a rotated refresh token is reuse: the grant is revoked as reused, and the event raised")
+    func nativeSignOutWithRotatedTokenIsReuse() async throws {
+        let harness = try Harness()
+        let signIn = try await harness.signIn()
+        let stolen = try #require(signIn.refreshToken)
+        let refreshed = await harness.refresh(stolen, studioSession: true)
+        #expect(refreshed.status == 200)
+
+        let outcome = try await harness.engine.signOut(token: stolen, client: .tilecastIOS, peerAddress: "203.0.113.9")
+        guard case .signedOut(let grant) = outcome else {
+            Issue.record("a rotated token of a live grant revokes it: \(outcome)")
+            return
+        }
+        #expect(harness.memory.snapshot().grants[grant]?.revocation?.reason == .refreshTokenReused)
+        #expect(harness.observer.reuses == [grant])
+        #expect(
+            harness.observer.events.contains {
+                if case .refreshTokenReuseDetected(_, let peer) = $0 { peer == "203.0.113.9" } else { false }
+            }
+        )
+        #expect(try await !harness.sessionAuthenticates(refreshed.sessionID))
+        #expect(await harness.refresh(try #require(refreshed.refreshToken)).status == 400)
+
+        // Signing out again with it is idempotent and raises nothing more.
+        #expect(try await harness.engine.signOut(token: stolen, client: .tilecastIOS) == .signedOut(grant: grant))
+        #expect(harness.observer.reuses == [grant])
+    }
+
+    @Test("Within the reuse leeway the previous refresh token signs out as the app's own, without a reuse event")
+    func nativeSignOutWithinLeeway() async throws {
+        let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(10)))
+        let signIn = try await harness.signIn()
+        let previous = try #require(signIn.refreshToken)
+        _ = await harness.refresh(previous)  // the response is lost; the app still holds `previous`
+        harness.clock.advance(by: 3)
+        guard case .signedOut(let grant) = try await harness.engine.signOut(token: previous, client: .tilecastIOS)
+        else {
+            Issue.record("the app's previous token within the leeway should sign out")
+            return
+        }
+        #expect(harness.memory.snapshot().grants[grant]?.revocation?.reason == .signedOut)
+        #expect(harness.observer.reuses.isEmpty)
+    }
+
     @Test("Native sign-out refuses another client's token, an expired token and nonsense, changing nothing")
     func nativeSignOutRefusals() async throws {
         let harness = try Harness()
