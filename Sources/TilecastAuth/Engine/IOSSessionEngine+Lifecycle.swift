@@ -170,7 +170,11 @@ extension IOSSessionEngine {
     ///
     /// - Parameter peerAddress: The caller's address, as for ``handle(request:)``, for the reuse event.
     /// - Throws: The store's error; nothing was changed.
-    public func signOut(token value: String, client: ClientID, peerAddress: String? = nil) async throws
+    public func signOut(
+        token value: String,
+        client: ClientID,
+        peerAddress: String? = nil
+    ) async throws
         -> SignOutOutcome
     {
         let now = timeSource.now()
