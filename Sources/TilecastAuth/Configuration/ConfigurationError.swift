@@ -26,6 +26,8 @@ public enum ConfigurationError: Error, Hashable, Sendable {
     case invalidOrigin(String)
     /// The body limit is outside 1 KiB…1 MiB.
     case bodyLimitOutOfRange
+    /// The rate limiter's IPv6 prefix length is outside 32…64.
+    case ipv6PrefixLengthOutOfRange
 }
 
 extension ConfigurationError: CustomStringConvertible {
@@ -43,6 +45,7 @@ extension ConfigurationError: CustomStringConvertible {
         case .invalidClientRegistration: "The served client id and callback URI must be non-empty and printable."
         case .invalidOrigin(let origin): "\(origin) is not an origin of the form scheme://host[:port]."
         case .bodyLimitOutOfRange: "The body limit must be between 1024 and 1048576 bytes."
+        case .ipv6PrefixLengthOutOfRange: "The rate limiter's IPv6 prefix length must be between 32 and 64."
         }
     }
 }

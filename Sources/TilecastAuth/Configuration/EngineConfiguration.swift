@@ -32,6 +32,10 @@ public struct EngineConfiguration: Hashable, Sendable {
     public var allowedOrigins: Set<String>
     /// The largest body accepted, in bytes; larger bodies get 413. 1 KiB to 1 MiB, 8 KiB by default.
     public var maximumBodyBytes: Int
+    /// The bits of an IPv6 peer address the rate limiter keys attempts by (L-1): 64 by default, one
+    /// subscriber's usual share; 56 or 48 where the provider hands out those, so that one subscriber cannot
+    /// spread its attempts over 256 or 65,536 buckets. 32 to 64.
+    public var rateLimitIPv6PrefixLength: Int
 
     public init(
         servedClient: ClientID = .tilecastIOS,
@@ -41,7 +45,8 @@ public struct EngineConfiguration: Hashable, Sendable {
         cookie: SessionCookieConfiguration = SessionCookieConfiguration(),
         issuesNativeCredential: Bool = true,
         allowedOrigins: Set<String> = [],
-        maximumBodyBytes: Int = 8192
+        maximumBodyBytes: Int = 8192,
+        rateLimitIPv6PrefixLength: Int = 64
     ) {
         self.servedClient = servedClient
         self.callbackURI = callbackURI
@@ -51,6 +56,7 @@ public struct EngineConfiguration: Hashable, Sendable {
         self.issuesNativeCredential = issuesNativeCredential
         self.allowedOrigins = allowedOrigins
         self.maximumBodyBytes = maximumBodyBytes
+        self.rateLimitIPv6PrefixLength = rateLimitIPv6PrefixLength
     }
 
     /// Throws for an impossible or unsafe configuration. The engine calls this when it is created.
@@ -66,6 +72,7 @@ public struct EngineConfiguration: Hashable, Sendable {
             throw .invalidOrigin(origin)
         }
         guard (1024...1_048_576).contains(maximumBodyBytes) else { throw .bodyLimitOutOfRange }
+        guard (32...64).contains(rateLimitIPv6PrefixLength) else { throw .ipv6PrefixLengthOutOfRange }
     }
 
     /// `scheme://host[:port]` as browsers serialise an origin (RFC 6454 §6.1): lowercase, no path.

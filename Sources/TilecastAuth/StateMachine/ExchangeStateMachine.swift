@@ -107,7 +107,7 @@ struct ExchangeStateMachine {
         guard case .initial(let request) = state else { preconditionFailure("start() called in \(state)") }
         guard request.isPost else { return refuse(.methodNotAllowed) }
         state = .admitting(request)
-        return .admit(.peer(request.peerAddress))
+        return .admit(.peer(request.peerAddress, ipv6PrefixLength: configuration.rateLimitIPv6PrefixLength))
     }
 
     /// The rate limiter answered. A limited request is refused before the body is read or the store is

@@ -75,12 +75,44 @@ struct RateLimitTests {
             ("[2001:db8:1:2::9]:443", "ip6:2001:db8:1:2::/64"),
             ("2001:db8:1:2:ffff::1", "ip6:2001:db8:1:2::/64"),
             ("::ffff:192.0.2.7", "ip:192.0.2.7"),
+            // IPv4 inside IPv6 is keyed as IPv4, or every NAT64 or SIIT client would share one bucket.
+            ("64:ff9b::192.0.2.7", "ip:192.0.2.7"),
+            ("64:ff9b::c633:6409", "ip:198.51.100.9"),
+            ("[64:ff9b::203.0.113.5]:443", "ip:203.0.113.5"),
+            ("::ffff:0:192.0.2.8", "ip:192.0.2.8"),
+            // Only the well-known /96 is unwrapped; a longer NAT64 prefix of one's own is an IPv6 network.
+            ("64:ff9b:1::c000:207", "ip6:64:ff9b:1:0::/64"),
             ("fe80::1%eth0", "ip6:fe80:0:0:0::/64"),
             ("unix:/run/socket", "peer:unix:/run/socket"),
         ]
     )
     func keys(address: String, key: String) {
         #expect(RateLimitKey.peer(address).rawValue == key)
+    }
+
+    @Test("A wider IPv6 prefix keys a whole /56 or /48 as one peer")
+    func widerIPv6Prefixes() {
+        #expect(RateLimitKey.peer("2001:db8:1:2ff::9", ipv6PrefixLength: 56).rawValue == "ip6:2001:db8:1:200::/56")
+        #expect(
+            RateLimitKey.peer("2001:db8:1:2ff::9", ipv6PrefixLength: 56)
+                == RateLimitKey.peer("2001:db8:1:200::1", ipv6PrefixLength: 56)
+        )
+        #expect(RateLimitKey.peer("2001:db8:1:ffff::9", ipv6PrefixLength: 48).rawValue == "ip6:2001:db8:1:0::/48")
+        #expect(RateLimitKey.peer("64:ff9b::192.0.2.7", ipv6PrefixLength: 48).rawValue == "ip:192.0.2.7")
+        #expect(throws: ConfigurationError.ipv6PrefixLengthOutOfRange) {
+            try EngineConfiguration(rateLimitIPv6PrefixLength: 65).validate()
+        }
+    }
+
+    @Test("The engine keys IPv6 peers by the configured prefix")
+    func engineUsesConfiguredPrefix() async throws {
+        let harness = try Harness(
+            configuration: EngineConfiguration(rateLimitIPv6PrefixLength: 56),
+            rateLimiter: InMemoryRateLimiter(capacity: 1, refillInterval: 3600)
+        )
+        #expect(await harness.post(body: Array("{}".utf8), peer: "2001:db8:1:201::1").status == 400)
+        #expect(await harness.post(body: Array("{}".utf8), peer: "2001:db8:1:2fe::7").status == 429)
+        #expect(await harness.post(body: Array("{}".utf8), peer: "2001:db8:1:300::7").status == 400)
     }
 
     @Test("Requests without a peer address share one key")
