@@ -25,4 +25,7 @@ public enum SecurityEvent: Sendable {
     case backendFailed(operation: BackendOperation, error: any Error)
     /// The endpoint refused a request.
     case requestRefused(EndpointError, peerAddress: String?)
+    /// ``SamplingSecurityEventObserver`` held back `count` events of `kind` in one window — a flood of
+    /// refusals, rate limiting or backend failures — after passing on the first.
+    case eventsSuppressed(kind: String, count: Int)
 }
