@@ -2,7 +2,7 @@
 
 import Foundation
 import TilecastAuth
-import TilecastAuthTesting
+@_spi(Testing) import TilecastAuthTesting
 
 /// One scenario being run: a fresh engine on an in-memory store with a manual clock, and the variables,
 /// secrets and failures gathered along the way.

@@ -4,11 +4,14 @@ public import TilecastAuth
 
 /// A deterministic random source, so every secret a test mints is the same on every run.
 ///
-/// - Warning: Its output is predictable by design. Never use it outside tests.
+/// - Warning: Its output is predictable by design: an engine minting secrets with it hands out codes,
+///   tokens and session ids anyone can compute. So that it cannot reach production by a copied line, it
+///   can only be created behind `@_spi(Testing) import TilecastAuthTesting` — an import no server has.
 public final class SeededRandomSource: RandomSource, Sendable {
     private let state: LockedValue<(seed: UInt64, fills: Int)>
 
-    /// Creates a source whose output is fixed by `seed`.
+    /// Creates a source whose output is fixed by `seed`. Tests only: see the type's warning.
+    @_spi(Testing)
     public init(seed: UInt64 = 0x5EED) {
         self.state = LockedValue((seed, 0))
     }

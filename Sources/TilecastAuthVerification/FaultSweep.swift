@@ -2,7 +2,7 @@
 
 import Foundation
 import TilecastAuth
-import TilecastAuthTesting
+@_spi(Testing) import TilecastAuthTesting
 
 /// Fault injection along every flow: for each flow, the store calls it makes are counted, and then the
 /// flow is run once per call with exactly that call failing. Each time:

@@ -2,7 +2,7 @@
 
 import Foundation
 import TilecastAuth
-import TilecastAuthTesting
+@_spi(Testing) import TilecastAuthTesting
 
 /// The state every fuzz input starts from: an engine on an in-memory store seeded with live and used
 /// codes, a grant with a current and a rotated refresh token, an access token and a session, and a web

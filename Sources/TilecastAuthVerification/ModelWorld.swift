@@ -2,7 +2,7 @@
 
 import Foundation
 import TilecastAuth
-import TilecastAuthTesting
+@_spi(Testing) import TilecastAuthTesting
 
 /// The engine side of a model-based test: a fresh engine on an in-memory store, with a manual clock, a
 /// seeded random source and a fault-injecting store.

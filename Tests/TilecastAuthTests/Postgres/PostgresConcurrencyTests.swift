@@ -5,7 +5,7 @@ import Foundation
 import Testing
 import TilecastAuth
 import TilecastAuthPostgres
-import TilecastAuthTesting
+@_spi(Testing) import TilecastAuthTesting
 
 /// Several engines, each on its own store with its own connection pool — as several server instances
 /// behind a load balancer — racing on one database. The peers' failures are exactly here: fosite #778

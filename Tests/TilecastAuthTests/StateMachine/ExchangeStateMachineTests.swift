@@ -2,7 +2,7 @@
 
 import Foundation
 import Testing
-import TilecastAuthTesting
+@_spi(Testing) import TilecastAuthTesting
 
 @testable import TilecastAuth
 

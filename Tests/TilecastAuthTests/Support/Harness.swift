@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import TilecastAuthTesting
+@_spi(Testing) import TilecastAuthTesting
 
 @testable import TilecastAuth
 
