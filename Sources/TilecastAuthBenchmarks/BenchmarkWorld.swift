@@ -39,7 +39,11 @@ final class BenchmarkWorld {
         #if PostgreSQL
         case .postgres(let databaseURL):
             let schema = "tilecast_bench_" + UUID().uuidString.lowercased().prefix(8)
-            let configuration = PostgresConfiguration(databaseURL: databaseURL, schema: schema, maximumConnections: 8)
+            let configuration = try PostgresConfiguration(
+                databaseURL: databaseURL,
+                schema: schema,
+                maximumConnections: 8
+            )
             let store = PostgresGrantStore(clients: Self.clients, configuration: configuration)
             try await store.migrate()
             let limiter = PostgresRateLimiter(configuration: configuration, capacity: Int(Int32.max))

@@ -38,9 +38,11 @@ public struct PostgresConfiguration: Sendable {
     /// Creates a configuration. The fields are constants, so no check can be skipped by setting them
     /// afterwards.
     ///
-    /// - Precondition: `schema` is a valid schema name as described above, `maximumConnections` is at
-    ///   least 1, `connectTimeout` at least 1, and `connectionWaitTimeout` and `statementTimeout` at
-    ///   least a millisecond.
+    /// - Throws: ``PostgresError/Kind/invalidConfiguration`` unless `schema` is a valid schema name as
+    ///   described above, `maximumConnections` and `connectTimeout` are at least 1, and
+    ///   `connectionWaitTimeout` and `statementTimeout` at least a millisecond. A thrown error, not a
+    ///   precondition: the schema name is spliced into SQL, and a check `-Ounchecked` removed would
+    ///   leave nothing between a bad name and the database.
     public init(
         databaseURL: String,
         schema: String = "tilecast",
@@ -48,12 +50,15 @@ public struct PostgresConfiguration: Sendable {
         connectTimeout: Int = 10,
         connectionWaitTimeout: Duration = .seconds(5),
         statementTimeout: Duration = .seconds(5)
-    ) {
-        precondition(Self.isValidSchemaName(schema), "schema must match [a-z_][a-z0-9_]{0,62} without a pg_ prefix")
-        precondition(maximumConnections >= 1, "maximumConnections must be at least 1")
-        precondition(connectTimeout >= 1, "connectTimeout must be at least 1")
-        precondition(connectionWaitTimeout >= .milliseconds(1), "connectionWaitTimeout must be at least 1 ms")
-        precondition(statementTimeout >= .milliseconds(1), "statementTimeout must be at least 1 ms")
+    ) throws(PostgresError) {
+        func require(_ condition: Bool, _ message: String) throws(PostgresError) {
+            guard condition else { throw PostgresError(.invalidConfiguration, message: message) }
+        }
+        try require(Self.isValidSchemaName(schema), "schema must match [a-z_][a-z0-9_]{0,62} without a pg_ prefix")
+        try require(maximumConnections >= 1, "maximumConnections must be at least 1")
+        try require(connectTimeout >= 1, "connectTimeout must be at least 1")
+        try require(connectionWaitTimeout >= .milliseconds(1), "connectionWaitTimeout must be at least 1 ms")
+        try require(statementTimeout >= .milliseconds(1), "statementTimeout must be at least 1 ms")
         self.databaseURL = databaseURL
         self.schema = schema
         self.maximumConnections = maximumConnections

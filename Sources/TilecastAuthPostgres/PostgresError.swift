@@ -22,6 +22,8 @@ public struct PostgresError: Error, Sendable, Hashable {
         case poolTimeout
         /// The store was closed.
         case closed
+        /// A ``PostgresConfiguration`` value is out of range: the schema name, a count or a timeout.
+        case invalidConfiguration
     }
 
     public var kind: Kind

@@ -68,7 +68,7 @@ struct PostgresRaceCommand: Subcommand {
         let schema = "tilecast_race_" + UUID().uuidString.lowercased().prefix(8)
         let store = PostgresGrantStore(
             clients: Self.clients,
-            configuration: PostgresConfiguration(databaseURL: databaseURL, schema: schema)
+            configuration: try PostgresConfiguration(databaseURL: databaseURL, schema: schema)
         )
         try await store.migrate()
         defer { store.close() }
@@ -151,7 +151,11 @@ struct PostgresRaceCommand: Subcommand {
     private func runChild(schema: String, body: String, start: Double) async throws {
         let store = PostgresGrantStore(
             clients: Self.clients,
-            configuration: PostgresConfiguration(databaseURL: databaseURL, schema: schema, maximumConnections: requests)
+            configuration: try PostgresConfiguration(
+                databaseURL: databaseURL,
+                schema: schema,
+                maximumConnections: requests
+            )
         )
         defer { store.close() }
         let engine = try Self.engine(on: store)

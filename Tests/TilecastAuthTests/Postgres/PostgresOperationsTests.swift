@@ -16,9 +16,8 @@ struct PostgresOperationsTests {
     @Test("migrate() is idempotent, and of instances migrating at once exactly one applies each migration")
     func migrationsAreIdempotent() async throws {
         let schema = PostgresTestDatabase.uniqueSchema()
-        let stores = (0..<6).map { _ in
-            PostgresGrantStore(clients: Self.clients, configuration: PostgresTestDatabase.configuration(schema: schema))
-        }
+        let configuration = try PostgresTestDatabase.configuration(schema: schema)
+        let stores = (0..<6).map { _ in PostgresGrantStore(clients: Self.clients, configuration: configuration) }
         let applied = try await withThrowingTaskGroup(of: [Int].self) { group in
             for store in stores {
                 group.addTask { try await store.migrate() }
@@ -83,7 +82,7 @@ struct PostgresOperationsTests {
     func unreachableServer() async throws {
         let store = PostgresGrantStore(
             clients: Self.clients,
-            configuration: PostgresConfiguration(
+            configuration: try PostgresConfiguration(
                 databaseURL: "postgresql://127.0.0.1:1/none",
                 schema: "tilecast",
                 connectTimeout: 2
@@ -99,7 +98,7 @@ struct PostgresOperationsTests {
     func rateLimiterAcrossInstances() async throws {
         let schema = PostgresTestDatabase.uniqueSchema()
         _ = try await PostgresTestDatabase.makeStore(clients: [], schema: schema)
-        let configuration = PostgresTestDatabase.configuration(schema: schema)
+        let configuration = try PostgresTestDatabase.configuration(schema: schema)
         let first = PostgresRateLimiter(configuration: configuration, capacity: 3, refillInterval: 10)
         let second = PostgresRateLimiter(configuration: configuration, capacity: 3, refillInterval: 10)
         let key = RateLimitKey.peer("192.0.2.77")
@@ -117,7 +116,7 @@ struct PostgresOperationsTests {
     func rateLimiterUnderConcurrency() async throws {
         let schema = PostgresTestDatabase.uniqueSchema()
         _ = try await PostgresTestDatabase.makeStore(clients: [], schema: schema)
-        let configuration = PostgresTestDatabase.configuration(schema: schema)
+        let configuration = try PostgresTestDatabase.configuration(schema: schema)
         let limiters = [
             PostgresRateLimiter(configuration: configuration, capacity: 10, refillInterval: 3600),
             PostgresRateLimiter(configuration: configuration, capacity: 10, refillInterval: 3600),

@@ -12,8 +12,8 @@ extension PostgresTestDatabase {
         "tilecast_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
     }
 
-    static func configuration(schema: String, maximumConnections: Int = 10) -> PostgresConfiguration {
-        PostgresConfiguration(databaseURL: url ?? "", schema: schema, maximumConnections: maximumConnections)
+    static func configuration(schema: String, maximumConnections: Int = 10) throws -> PostgresConfiguration {
+        try PostgresConfiguration(databaseURL: url ?? "", schema: schema, maximumConnections: maximumConnections)
     }
 
     /// A migrated store in a fresh schema.
@@ -24,7 +24,7 @@ extension PostgresTestDatabase {
     ) async throws -> PostgresGrantStore {
         let store = PostgresGrantStore(
             clients: clients,
-            configuration: configuration(schema: schema, maximumConnections: maximumConnections)
+            configuration: try configuration(schema: schema, maximumConnections: maximumConnections)
         )
         try await store.migrate()
         return store

@@ -26,7 +26,7 @@ struct PostgresTimeoutTests {
     ) async throws -> PostgresGrantStore {
         let store = PostgresGrantStore(
             clients: clients,
-            configuration: PostgresConfiguration(
+            configuration: try PostgresConfiguration(
                 databaseURL: PostgresTestDatabase.url ?? "",
                 schema: schema,
                 maximumConnections: maximumConnections,

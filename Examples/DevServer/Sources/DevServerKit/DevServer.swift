@@ -50,7 +50,7 @@ public final class DevServer: Sendable {
         case .postgres(let databaseURL):
             let postgres = PostgresGrantStore(
                 clients: Self.clients,
-                configuration: PostgresConfiguration(databaseURL: databaseURL, schema: "tilecast_dev")
+                configuration: try PostgresConfiguration(databaseURL: databaseURL, schema: "tilecast_dev")
             )
             try await postgres.migrate()
             store = postgres
