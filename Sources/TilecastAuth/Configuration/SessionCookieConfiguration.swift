@@ -40,7 +40,7 @@ public struct SessionCookieConfiguration: Hashable, Sendable {
     /// Throws when a browser would reject the cookie or the combination is unsafe. Prefixes are matched
     /// case-insensitively, as user agents match them (rfc6265bis §5.4).
     public func validate() throws(ConfigurationError) {
-        guard !name.isEmpty, name.utf8.allSatisfy(Self.isTokenCharacter) else { throw .invalidCookieName }
+        guard !name.isEmpty, name.utf8.allSatisfy(ASCII.isTokenCharacter) else { throw .invalidCookieName }
         if ASCII.hasPrefixIgnoringCase(name, "__Host-") {
             guard secure else { throw .hostPrefixRequiresSecure }
             guard path == "/" else { throw .hostPrefixRequiresRootPath }
@@ -60,18 +60,6 @@ public struct SessionCookieConfiguration: Hashable, Sendable {
                 !label.isEmpty && label.utf8.allSatisfy { Self.isHostCharacter($0) }
             }
             guard labelsValid else { throw .invalidCookieDomain }
-        }
-    }
-
-    /// RFC 9110 §5.6.2 `tchar`.
-    static func isTokenCharacter(_ byte: UInt8) -> Bool {
-        switch byte {
-        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
-        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
-            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
-            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
-            true
-        default: false
         }
     }
 

@@ -47,6 +47,18 @@ enum ASCII {
             }
     }
 
+    /// RFC 9110 §5.6.2 `tchar`: a byte of a token.
+    static func isTokenCharacter(_ byte: UInt8) -> Bool {
+        switch byte {
+        case 0x30...0x39, 0x41...0x5A, 0x61...0x7A: true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            true
+        default: false
+        }
+    }
+
     /// An ASCII letter in lower case; any other byte unchanged.
     @inline(__always)
     static func lowercase(_ byte: UInt8) -> UInt8 {

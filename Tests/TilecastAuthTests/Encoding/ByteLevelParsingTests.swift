@@ -29,6 +29,15 @@ struct ByteLevelParsingTests {
             ("application/json; charset=\"utf-8\"", true), ("application/json; foo=bar; charset=utf-8", true),
             ("application/json; charset=latin1", false), ("application/jsonx", false), ("text/json", false),
             ("application/json, text/plain", false), ("", false), ("application/json; charset=", false),
+            // A quoted parameter value may hold ";" and "=" (RFC 9110 §5.6.4): it is one parameter.
+            ("application/json; foo=\"a;charset=utf-16\"", true),
+            ("application/json; foo=\"a;b\"; charset=utf-8", true),
+            ("application/json; foo=\"a\\\"b;charset=utf-16\"", true),
+            ("application/json; foo=\"a;b\"; charset=utf-16", false),
+            ("application/json; charset=\"UTF-8\"", true), ("application/json; charset=\"utf\\-8\"", true),
+            ("application/json;;", true), ("application/json; ; charset=utf-8", true),
+            ("application/json; foo=\"unterminated", false), ("application/json; =x", false),
+            ("application/json; foo", false), ("application/json; foo=", false),
         ]
     )
     func mediaType(value: String, isJSON: Bool) {

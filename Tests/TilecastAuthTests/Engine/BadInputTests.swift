@@ -49,6 +49,9 @@ struct BadInputTests {
         ("text/plain", "POST", "text/plain", "{}", 415, "invalid_request"),
         ("latin-1", "POST", "application/json; charset=iso-8859-1", "{}", 415, "invalid_request"),
         ("json+suffix", "POST", "application/jsonx", "{}", 415, "invalid_request"),
+        // A ";" inside a quoted parameter value is not a parameter boundary (RFC 9110 §5.6.4): the media
+        // type is JSON, and the empty object is then refused for its missing grant_type, not with 415.
+        ("quoted ;", "POST", #"application/json; foo="a;charset=utf-16""#, "{}", 400, "invalid_request"),
         ("empty body", "POST", "application/json", "", 400, "invalid_request"),
         ("not JSON", "POST", "application/json", "grant_type=refresh_token", 400, "invalid_request"),
         ("array", "POST", "application/json", "[]", 400, "invalid_request"),
