@@ -48,25 +48,39 @@ struct InMemoryGrantStorage: Sendable {
         accessTokens = snapshot.accessTokens
         sessions = snapshot.sessions
         accountRevocations = snapshot.accountRevocations
+        rebuildExpiries()
+    }
+
+    /// Records of every kind held now: the number of entries a freshly built expiry queue has.
+    var recordCount: Int {
+        codes.count + grants.count + refreshTokens.count + accessTokens.count + sessions.count
+            + accountRevocations.count
+    }
+
+    /// Schedules every record at its expiry in a new queue, dropping the entries of records that are gone.
+    private mutating func rebuildExpiries() {
+        var queue = ExpiryQueue<RecordKey>()
+        queue.reserveCapacity(recordCount)
         for code in codes.values {
             let retention = code.redemption.flatMap { grants[$0.grant]?.expiresAt } ?? code.expiresAt
-            expiries.schedule(.code(code.digest), at: retention)
+            queue.schedule(.code(code.digest), at: retention)
         }
         for grant in grants.values {
-            expiries.schedule(.grant(grant.id), at: grant.expiresAt)
+            queue.schedule(.grant(grant.id), at: grant.expiresAt)
         }
         for token in refreshTokens.values {
-            expiries.schedule(.refreshToken(token.digest), at: token.expiresAt)
+            queue.schedule(.refreshToken(token.digest), at: token.expiresAt)
         }
         for token in accessTokens.values {
-            expiries.schedule(.accessToken(token.digest), at: token.expiresAt)
+            queue.schedule(.accessToken(token.digest), at: token.expiresAt)
         }
         for session in sessions.values {
-            expiries.schedule(.session(session.digest), at: session.expiresAt)
+            queue.schedule(.session(session.digest), at: session.expiresAt)
         }
         for (account, revokedAt) in accountRevocations {
-            expiries.schedule(.accountRevocation(account), at: Self.revocationRetention(from: revokedAt))
+            queue.schedule(.accountRevocation(account), at: Self.revocationRetention(from: revokedAt))
         }
+        expiries = queue
     }
 
     /// Reserves room for `liveGrants` grants, each with a redeemed code, an access token, a refresh
@@ -224,6 +238,12 @@ struct InMemoryGrantStorage: Sendable {
     // MARK: Expiry
 
     /// Removes up to `limit` records that are due at `now`, and returns how many it removed.
+    ///
+    /// Also keeps the expiry queue within reach of the records: an entry whose record went early — a
+    /// session a refresh replaced, a code an account revocation removed — stays until its time comes,
+    /// which for a session is its whole lifetime. Once the queue holds more than twice the records plus
+    /// 1,024 entries, it is rebuilt from the records, in time linear in them; at least as many writes as
+    /// there are records come between two rebuilds, so the cost per write stays constant on average.
     @discardableResult
     mutating func removeDue(at now: Date, limit: Int) -> Int {
         var removed = 0
@@ -232,8 +252,14 @@ struct InMemoryGrantStorage: Sendable {
                 removed += 1
             }
         }
+        if expiries.count > 2 * recordCount + Self.staleEntryAllowance {
+            rebuildExpiries()
+        }
         return removed
     }
+
+    /// Entries for records already gone that the expiry queue may hold beyond twice the records.
+    static let staleEntryAllowance = 1024
 
     private mutating func removeIfExpired(_ key: RecordKey, at now: Date) -> Bool {
         switch key {

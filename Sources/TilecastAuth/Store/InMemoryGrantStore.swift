@@ -52,6 +52,11 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         self.storage = LockedValue(InMemoryGrantStorage(clients: clients, snapshot: snapshot))
     }
 
+    /// Entries in the schedule of records to remove, and the records themselves: for the tests of its bound.
+    var expiryQueueSize: (entries: Int, records: Int) {
+        storage.withLock { ($0.expiries.count, $0.recordCount) }
+    }
+
     /// Every record the store holds now.
     public func snapshot() -> Snapshot {
         storage.withLock { storage in

@@ -36,6 +36,48 @@ struct InMemoryGrantStoreTests {
         #expect(snapshot.sessions.isEmpty)
     }
 
+    @Test("The expiry schedule stays within reach of the records when sessions are replaced again and again")
+    func expiryScheduleIsBounded() async throws {
+        // Every refresh with studio_session: true replaces the grant's session; the replaced session's
+        // entry used to stay in the schedule for the session's whole lifetime, however many piled up.
+        let store = InMemoryGrantStore(clients: Harness.clients)
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let grant = GrantID(rawValue: UUID())
+        let issuance = GrantIssuance(
+            grant: Grant(
+                id: grant,
+                client: .tilecastIOS,
+                account: Harness.account,
+                scope: Scope("profile")!,
+                createdAt: now,
+                expiresAt: now.addingTimeInterval(86_400),
+                currentRefreshToken: nil,
+                session: nil
+            ),
+            accessToken: nil,
+            refreshToken: nil,
+            session: nil
+        )
+        #expect(try await store.createGrant(issuance) == .created)
+        let random = SystemRandomSource()
+        for step in 0..<10_000 {
+            let session = StudioSession(
+                digest: OpaqueToken.mint(.studioSession, using: random).digest,
+                grant: grant,
+                startedAt: now.addingTimeInterval(Double(step)),
+                expiresAt: now.addingTimeInterval(Double(step) + 1_209_600)
+            )
+            guard case .replaced = try await store.replaceSession(of: grant, with: session, at: session.startedAt)
+            else {
+                Issue.record("replaceSession refused step \(step)")
+                return
+            }
+        }
+        let size = store.expiryQueueSize
+        #expect(size.records == 2)
+        #expect(size.entries <= 2 * size.records + InMemoryGrantStorage.staleEntryAllowance)
+    }
+
     @Test("Writes remove due records as they go, without a sweep")
     func amortisedRemoval() async throws {
         let harness = try Harness()
