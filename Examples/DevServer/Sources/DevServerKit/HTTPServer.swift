@@ -83,6 +83,13 @@ public final class HTTPServer: @unchecked Sendable {
         requestContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>
     ) -> MHD_Result {
         guard let stored = requestContext.pointee else {
+            // The first call: the header is complete, the body not yet read. A request whose length is
+            // ambiguous is answered now, before libmicrohttpd reads a body it would frame one way while a
+            // proxy in front might have framed it another (request smuggling, RFC 9112 §6.1, §6.3).
+            if let problem = MessageFraming.problem(in: Self.values(of: connection, kind: .HEADER_KIND)) {
+                let body = #"{"error":"invalid_request","error_description":"\#(problem)"}"#
+                return send(.json(400, body, headers: [("Connection", "close")]), on: connection)
+            }
             requestContext.pointee = Unmanaged.passRetained(RequestState()).toOpaque()
             return MHD_Result.YES
         }
