@@ -404,38 +404,19 @@ enum PostgresSchema {
                 RETURNING g.*;
         END $$;
 
-        -- As in version 1, and the record of an account revocation goes once no code issued before it
-        -- can live (600 s, the longest code lifetime).
-        CREATE OR REPLACE FUNCTION {schema}.remove_expired(p_now float8) RETURNS bigint
+        -- The records of account revocations no code issued before them can outlive (600 s, the longest
+        -- code lifetime); GrantStore.removeExpired calls it beside version 1's remove_expired.
+        CREATE FUNCTION {schema}.remove_expired_revocations(p_now float8) RETURNS bigint
         LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
         DECLARE
-            v_total bigint := 0;
             v_count bigint;
         BEGIN
-            DELETE FROM {schema}.codes WHERE redeemed_grant IS NULL AND expires_at <= p_now;
-            GET DIAGNOSTICS v_count = ROW_COUNT;
-            v_total := v_total + v_count;
-            DELETE FROM {schema}.codes c USING {schema}.grants g
-                WHERE g.expires_at <= p_now AND c.redeemed_grant = g.id;
-            GET DIAGNOSTICS v_count = ROW_COUNT;
-            v_total := v_total + v_count;
-            DELETE FROM {schema}.access_tokens WHERE expires_at <= p_now;
-            GET DIAGNOSTICS v_count = ROW_COUNT;
-            v_total := v_total + v_count;
-            DELETE FROM {schema}.refresh_tokens WHERE expires_at <= p_now;
-            GET DIAGNOSTICS v_count = ROW_COUNT;
-            v_total := v_total + v_count;
-            DELETE FROM {schema}.sessions WHERE expires_at <= p_now;
-            GET DIAGNOSTICS v_count = ROW_COUNT;
-            v_total := v_total + v_count;
-            DELETE FROM {schema}.grants WHERE expires_at <= p_now;
-            GET DIAGNOSTICS v_count = ROW_COUNT;
-            v_total := v_total + v_count;
             DELETE FROM {schema}.account_revocations WHERE revoked_at + 600 <= p_now;
             GET DIAGNOSTICS v_count = ROW_COUNT;
-            RETURN v_total + v_count;
+            RETURN v_count;
         END $$;
 
+        ALTER FUNCTION {schema}.remove_expired(float8) SET search_path = pg_catalog, pg_temp;
         ALTER FUNCTION {schema}.rotate_refresh_token(
             bytea, bytea, float8, bytea, uuid, float8, float8, bytea, uuid, float8, float8
         ) SET search_path = pg_catalog, pg_temp;

@@ -109,7 +109,10 @@ struct PostgresStatements: Sendable {
             "grants_of_account",
             "SELECT \(grant) FROM \(s).grants g WHERE g.account_id = $1 ORDER BY g.created_at, g.id"
         )
-        removeExpired = statement("remove_expired", "SELECT \(s).remove_expired($1)")
+        removeExpired = statement(
+            "remove_expired",
+            "SELECT \(s).remove_expired($1) + \(s).remove_expired_revocations($1)"
+        )
         // One attempt against a token bucket: the key's row is inserted full-less-one, or locked (ON CONFLICT
         // takes the row lock and re-reads the latest version), refilled for the time passed and debited if
         // it holds a token. No row back means no token: nothing was written.

@@ -79,8 +79,8 @@ struct PostgresConcurrencyTests {
         (try? JSONSerialization.jsonObject(with: Data(response.body))) as? [String: Any] ?? [:]
     }
 
-    /// Issues a code through the first instance and exchanges it there; returns the refresh token.
-    static func signIn(_ instances: Instances) async throws -> String {
+    /// Issues a code through the first instance, as the authorize step would; returns it and its verifier.
+    static func issueCode(_ instances: Instances) async throws -> (code: String, verifier: String) {
         let verifier = CodeChallenge.makeVerifier(using: SystemRandomSource())
         let issued = try await instances.engines[0].issueCode(
             account: account,
@@ -90,12 +90,21 @@ struct PostgresConcurrencyTests {
             codeChallengeMethod: "S256",
             scope: "tiles:read profile"
         )
-        let response = await instances.engines[0].handle(
-            request: request([
-                "grant_type": "authorization_code", "client_id": "tilecast-ios",
-                "code": issued.code.unredactedValue, "redirect_uri": callback, "code_verifier": verifier,
-            ])
-        )
+        return (issued.code.unredactedValue, verifier)
+    }
+
+    /// The exchange of `code` with its `verifier`.
+    static func exchange(code: String, verifier: String) -> EndpointRequest {
+        request([
+            "grant_type": "authorization_code", "client_id": "tilecast-ios", "code": code,
+            "redirect_uri": callback, "code_verifier": verifier,
+        ])
+    }
+
+    /// Issues a code through the first instance and exchanges it there; returns the refresh token.
+    static func signIn(_ instances: Instances) async throws -> String {
+        let (code, verifier) = try await issueCode(instances)
+        let response = await instances.engines[0].handle(request: exchange(code: code, verifier: verifier))
         let credential = (json(response)["data"] as? [String: Any])?["credential"] as? [String: Any]
         return try #require(credential?["refresh_token"] as? String)
     }
@@ -103,22 +112,8 @@ struct PostgresConcurrencyTests {
     @Test("50 concurrent exchanges of one code through five instances: exactly one succeeds")
     func concurrentExchanges() async throws {
         let instances = try await Instances(count: 5)
-        let verifier = CodeChallenge.makeVerifier(using: SystemRandomSource())
-        let issued = try await instances.engines[0].issueCode(
-            account: Self.account,
-            client: .tilecastIOS,
-            redirectURI: Self.callback,
-            codeChallenge: CodeChallenge.s256(for: verifier).value,
-            codeChallengeMethod: "S256",
-            scope: "profile"
-        )
-        let statuses = await instances.race(
-            Self.request([
-                "grant_type": "authorization_code", "client_id": "tilecast-ios",
-                "code": issued.code.unredactedValue, "redirect_uri": Self.callback, "code_verifier": verifier,
-            ]),
-            times: 50
-        )
+        let (code, verifier) = try await Self.issueCode(instances)
+        let statuses = await instances.race(Self.exchange(code: code, verifier: verifier), times: 50)
         #expect(statuses.filter { $0 == 200 }.count == 1, "statuses: \(statuses)")
         #expect(statuses.filter { $0 == 400 }.count == 49, "statuses: \(statuses)")
         // The losers presented the code with valid proof after it was used: a replay, which revokes the
@@ -239,20 +234,8 @@ struct PostgresConcurrencyTests {
         let instances = try await Instances(count: 2)
         var outcomes: [Int: Int] = [:]
         for _ in 0..<200 {
-            let verifier = CodeChallenge.makeVerifier(using: SystemRandomSource())
-            let issued = try await instances.engines[0].issueCode(
-                account: Self.account,
-                client: .tilecastIOS,
-                redirectURI: Self.callback,
-                codeChallenge: CodeChallenge.s256(for: verifier).value,
-                codeChallengeMethod: "S256",
-                scope: "profile"
-            )
-            let exchange = Self.request([
-                "grant_type": "authorization_code", "client_id": "tilecast-ios",
-                "code": issued.code.unredactedValue, "redirect_uri": Self.callback, "code_verifier": verifier,
-            ])
-            async let response = instances.engines[0].handle(request: exchange)
+            let (code, verifier) = try await Self.issueCode(instances)
+            async let response = instances.engines[0].handle(request: Self.exchange(code: code, verifier: verifier))
             async let revocation = instances.engines[1].revokeAllGrants(of: Self.account)
             let (answer, _) = try await (response, revocation)
             outcomes[answer.status, default: 0] += 1

@@ -28,6 +28,43 @@ struct PostgresOperationsTests {
         #expect(try await stores[0].migrate() == [])
     }
 
+    @Test("A database at version 1, with codes and grants in it, migrates to the current version and keeps working")
+    func upgradeFromVersionOne() async throws {
+        let schema = PostgresTestDatabase.uniqueSchema()
+        let store = PostgresGrantStore(
+            clients: Self.clients,
+            configuration: try PostgresTestDatabase.configuration(schema: schema)
+        )
+        // Version 1 only, as a deployment of the previous release left it.
+        let quoted = "\"\(schema)\""
+        try await store.execute(
+            script: """
+                CREATE SCHEMA \(quoted);
+                CREATE TABLE \(quoted).schema_migrations (
+                    version integer PRIMARY KEY, summary text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+                \(PostgresSchema.sql(PostgresSchema.migrations[0], schema: quoted))
+                INSERT INTO \(quoted).schema_migrations (version, summary) VALUES (1, 'version 1');
+                """
+        )
+        let now = Date()
+        let redeemedBefore = try await PostgresTestDatabase.insertCode(into: store, account: "account-1", at: now)
+        let pending = try await PostgresTestDatabase.insertCode(into: store, account: "account-1", at: now)
+        let first = PostgresTestDatabase.bareIssuance(account: "account-1", at: now)
+        #expect(try await store.redeemCode(redeemedBefore.digest, issuing: first, at: now) == .redeemed)
+
+        #expect(try await store.migrate() == Array(PostgresSchema.migrations.map(\.version).dropFirst()))
+        #expect(try await store.schemaVersion() == PostgresSchema.currentVersion)
+
+        let later = now.addingTimeInterval(1)
+        let second = PostgresTestDatabase.bareIssuance(account: "account-1", at: later)
+        #expect(try await store.redeemCode(pending.digest, issuing: second, at: later) == .redeemed)
+        let replay = try await store.redeemCode(redeemedBefore.digest, issuing: second, at: later)
+        #expect(replay == .alreadyRedeemed(grant: first.grant.id))
+        let revoked = try await store.revokeGrants(of: "account-1", reason: .revokedByServer, at: later)
+        #expect(Set(revoked.map(\.id)) == [first.grant.id, second.grant.id])
+        #expect(try await store.removeExpired(at: later.addingTimeInterval(601)) >= 1)
+    }
+
     @Test("Every function of the schema runs with search_path pinned to pg_catalog, pg_temp")
     func functionsPinTheirSearchPath() async throws {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
