@@ -37,6 +37,8 @@ public final class InMemoryRateLimiter: RateLimiter, Sendable {
     public let refillInterval: Double
     /// The most keys remembered at once.
     public let maximumTrackedKeys: Int
+    /// How many keys a sweep at the limit keeps: nine tenths of the limit, at least one.
+    private let keysKeptAtLimit: Int
 
     let state = LockedValue(State())
 
@@ -53,6 +55,9 @@ public final class InMemoryRateLimiter: RateLimiter, Sendable {
         self.capacity = capacity
         self.refillInterval = refillInterval
         self.maximumTrackedKeys = maximumTrackedKeys
+        // Nine tenths without multiplying first: `maximumTrackedKeys * 9` overflows for a limit as large
+        // as `Int.max`, a natural way to ask for no limit.
+        self.keysKeptAtLimit = max(1, maximumTrackedKeys - maximumTrackedKeys / 10)
     }
 
     public func admit(_ key: RateLimitKey, at now: Date) async throws -> RateLimitDecision {
@@ -89,7 +94,7 @@ public final class InMemoryRateLimiter: RateLimiter, Sendable {
         state.buckets = state.buckets.filter {
             $0.value.tokens(at: now, capacity: capacity, refillInterval: refillInterval) < Double(capacity)
         }
-        let keep = max(1, maximumTrackedKeys * 9 / 10)
+        let keep = keysKeptAtLimit
         guard overLimit, state.buckets.count > keep else { return }
         // The (count − keep)-th oldest update time, found in linear time; everything older goes, then ties.
         var times = state.buckets.values.map(\.updatedAt)

@@ -29,6 +29,18 @@ struct InMemoryRateLimiterTests {
         #expect(limiter.trackedKeyCount <= 1_000)
     }
 
+    @Test("A limiter without a practical key limit survives its periodic sweeps")
+    func unboundedKeyLimitDoesNotTrap() async {
+        // Found by a review of the sweep: nine tenths of Int.max, computed as `limit * 9 / 10`, trapped.
+        await #expect(processExitsWith: .success) {
+            let limiter = InMemoryRateLimiter(capacity: 10, refillInterval: 1, maximumTrackedKeys: .max)
+            let start = Date(timeIntervalSince1970: 1_800_000_000)
+            for index in 0..<2_100 {
+                _ = try? await limiter.admit(RateLimitKey(rawValue: "k\(index)"), at: start)
+            }
+        }
+    }
+
     @Test("Past the limit the least recently used buckets go first, down to nine tenths")
     func evictsLeastRecentlyUsed() async throws {
         let limiter = InMemoryRateLimiter(capacity: 5, refillInterval: 3600, maximumTrackedKeys: 10)
