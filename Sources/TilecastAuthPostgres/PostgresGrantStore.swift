@@ -193,7 +193,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
                 .text(grant.scope.rawValue), .date(grant.createdAt), .date(grant.expiresAt),
                 .digest(grant.currentRefreshToken), .digest(grant.session), .date(grant.revocation?.revokedAt),
                 .text(grant.revocation?.reason.rawValue),
-            ] + Self.tokenParameters(of: issuance)
+            ] + Self.tokenParameters(of: issuance) + [.date(issuance.authenticatedAt)]
         let statement = statements.createGrant
         return try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             switch try Self.single(try connection.execute(statement, parameters)).int2(0) {

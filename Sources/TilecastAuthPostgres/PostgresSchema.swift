@@ -365,18 +365,19 @@ enum PostgresSchema {
         END $$;
 
         -- Stores a grant made by another flow (GrantStore.createGrant), unless its account was revoked at
-        -- or after its creation. Outcome 0 created, 1 account revoked.
+        -- or after p_authenticated, when its sign-in was authenticated. Outcome 0 created, 1 account revoked.
         CREATE FUNCTION {schema}.create_grant(
             p_grant uuid, p_client text, p_account text, p_scope text, p_created float8, p_expires float8,
             p_current_refresh bytea, p_session_pointer bytea, p_revoked float8, p_reason text,
             p_access bytea, p_access_grant uuid, p_access_issued float8, p_access_expires float8,
             p_refresh bytea, p_refresh_grant uuid, p_refresh_issued float8, p_refresh_expires float8,
             p_refresh_state smallint, p_refresh_state_changed float8, p_refresh_successor bytea,
-            p_session bytea, p_session_grant uuid, p_session_started float8, p_session_expires float8
+            p_session bytea, p_session_grant uuid, p_session_started float8, p_session_expires float8,
+            p_authenticated float8
         ) RETURNS smallint LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
         BEGIN
             PERFORM {schema}.lock_account(p_account, false);
-            IF {schema}.account_revoked_since(p_account, p_created) THEN
+            IF {schema}.account_revoked_since(p_account, p_authenticated) THEN
                 RETURN 1;
             END IF;
             PERFORM {schema}.insert_issuance(
@@ -396,9 +397,11 @@ enum PostgresSchema {
         RETURNS SETOF {schema}.grants LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
         BEGIN
             PERFORM {schema}.lock_account(p_account, true);
+            -- Codes before the revocation's row, the order removeExpired takes them in, so the two never
+            -- wait for each other in a circle.
+            DELETE FROM {schema}.codes WHERE account_id = p_account AND redeemed_grant IS NULL;
             INSERT INTO {schema}.account_revocations AS r VALUES (p_account, p_now)
                 ON CONFLICT (account_id) DO UPDATE SET revoked_at = greatest(r.revoked_at, excluded.revoked_at);
-            DELETE FROM {schema}.codes WHERE account_id = p_account AND redeemed_grant IS NULL;
             RETURN QUERY UPDATE {schema}.grants g SET revoked_at = p_now, revocation_reason = p_reason
                 WHERE g.account_id = p_account AND g.revoked_at IS NULL AND g.expires_at > p_now
                 RETURNING g.*;

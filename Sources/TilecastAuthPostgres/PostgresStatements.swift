@@ -63,7 +63,7 @@ struct PostgresStatements: Sendable {
             "create_grant",
             """
             SELECT \(s).create_grant($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17,
-                $18, $19, $20, $21, $22, $23, $24, $25)
+                $18, $19, $20, $21, $22, $23, $24, $25, $26)
             """
         )
         refreshToken = statement(

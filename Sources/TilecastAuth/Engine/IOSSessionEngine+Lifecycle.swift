@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if canImport(FoundationEssentials)
-import FoundationEssentials
+public import FoundationEssentials
 #else
-import Foundation
+public import Foundation
 #endif
 
 extension IOSSessionEngine {
@@ -21,6 +21,11 @@ extension IOSSessionEngine {
     ///   - codeChallengeMethod: The `code_challenge_method`; must be `S256`. A missing method means
     ///     `plain` (RFC 7636 §4.3) and is refused.
     ///   - scope: The approved scope; every token must be allowed for the client.
+    ///   - authenticatedAt: When the user proved who they are for this approval, if before this call;
+    ///     the engine's clock by default. It becomes the code's ``AuthorizationCode/issuedAt``, so a code
+    ///     approved before its account's grants were all revoked (``revokeAllGrants(of:)``) is never
+    ///     redeemed. A time later than the engine's clock counts as the clock's; the code's lifetime runs
+    ///     from the clock.
     /// - Returns: The code and its expiry.
     /// - Throws: ``IssuanceError``; see ``IssuanceError/mayRedirect`` for how to answer.
     public func issueCode(
@@ -29,7 +34,8 @@ extension IOSSessionEngine {
         redirectURI: String,
         codeChallenge: String?,
         codeChallengeMethod: String?,
-        scope: String
+        scope: String,
+        authenticatedAt: Date? = nil
     ) async throws(IssuanceError) -> IssuedCode {
         let client = try await registeredClient(clientID)
         guard client.redirectURIs.contains(where: { ASCII.equal($0, redirectURI) }) else {
@@ -54,7 +60,7 @@ extension IOSSessionEngine {
             redirectURI: redirectURI,
             scope: grantedScope,
             challenge: challenge,
-            issuedAt: now,
+            issuedAt: min(authenticatedAt ?? now, now),
             expiresAt: expiresAt
         )
         do {
@@ -71,11 +77,19 @@ extension IOSSessionEngine {
     /// The grant has the same shape as one from a code exchange: an access token, the first refresh token
     /// of its lineage and, when `startsSession` is true, a Studio session. Its tokens are refused by the
     /// ios-session endpoint unless `client` is the served client.
+    ///
+    /// - Parameter authenticatedAt: When the user proved who they are for this sign-in — the password
+    ///   check, the approval of a device code — if that was before this call; the engine's clock by
+    ///   default. A grant whose account had all its grants revoked (``revokeAllGrants(of:)``) at or after
+    ///   this time is refused with ``IssuanceError/accountRevoked``: a device approved with the old
+    ///   password does not get a grant by polling after the password changed. A time later than the
+    ///   engine's clock counts as the clock's.
     public func createGrant(
         account: AccountID,
         client clientID: ClientID,
         scope: String,
-        startsSession: Bool
+        startsSession: Bool,
+        authenticatedAt: Date? = nil
     ) async throws(IssuanceError) -> IssuedGrant {
         let client = try await registeredClient(clientID)
         let grantedScope = try allowedScope(scope, for: client)
@@ -92,7 +106,9 @@ extension IOSSessionEngine {
         let minted = mintGrant(nativeCredential: true)
         let creation: GrantCreation
         do {
-            creation = try await store.createGrant(plan.issuance(minted, startsSession: startsSession))
+            var issuance = plan.issuance(minted, startsSession: startsSession)
+            issuance.authenticatedAt = min(authenticatedAt ?? plan.now, plan.now)
+            creation = try await store.createGrant(issuance)
         } catch {
             throw .backendFailed(error)
         }

@@ -38,7 +38,9 @@ public struct AuthorizationCode: Hashable, Sendable {
     public var scope: Scope
     /// The PKCE challenge; a code without an S256 challenge is never redeemable.
     public var challenge: CodeChallenge?
-    /// When the code was issued.
+    /// When the code was issued — or, when the authorize step says so, when the user authenticated for the
+    /// approval that issued it. A code issued at or before its account's grants were all revoked is never
+    /// redeemed (``GrantStore/redeemCode(_:issuing:at:)``).
     public var issuedAt: Date
     /// The first instant at which the code is no longer valid.
     public var expiresAt: Date

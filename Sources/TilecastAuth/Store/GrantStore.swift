@@ -65,9 +65,10 @@ public protocol GrantStore: Sendable {
     /// server's other flows create, for `tilecast-web` or `tilecast-cli` say — atomically.
     ///
     /// - Important: If the grant's account was revoked (``revokeGrants(of:reason:at:)``) at or after the
-    ///   grant's ``Grant/createdAt``, write nothing and return `.accountRevoked`: the sign-in began before
-    ///   the revocation. Otherwise store the grant, its tokens and its session and return `.created`. The
-    ///   grant id and every digest are fresh random values, so no other writer can race for them.
+    ///   issuance's ``GrantIssuance/authenticatedAt``, write nothing and return `.accountRevoked`: the
+    ///   sign-in was authenticated before the revocation. Otherwise store the grant, its tokens and its
+    ///   session and return `.created`. The grant id and every digest are fresh random values, so no other
+    ///   writer can race for them.
     func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation
 
     /// The refresh token with this digest and its grant, in whatever state they are.
@@ -126,8 +127,8 @@ public protocol GrantStore: Sendable {
     /// - Important: In one atomic step:
     ///   - record that the account was revoked at `now` (a later time already recorded stays): from then
     ///     on ``redeemCode(_:issuing:at:)`` refuses every code of the account issued at or before that
-    ///     time, and ``createGrant(_:)`` every grant of the account created at or before it — a sign-in
-    ///     that was under way when the revocation ran never completes after it;
+    ///     time, and ``createGrant(_:)`` every grant of the account whose sign-in was authenticated at or
+    ///     before it — a sign-in that was under way when the revocation ran never completes after it;
     ///   - remove every unredeemed code of the account, whatever its issue time (so a code stored by an
     ///     instance whose clock runs ahead is ended too);
     ///   - set ``Grant/revocation`` to `(now, reason)` on every grant of the account that is unrevoked and

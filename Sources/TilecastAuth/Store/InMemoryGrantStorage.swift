@@ -118,7 +118,7 @@ struct InMemoryGrantStorage: Sendable {
     }
 
     mutating func createGrant(_ issuance: GrantIssuance) -> GrantCreation {
-        guard !isRevoked(issuance.grant.account, atOrAfter: issuance.grant.createdAt) else { return .accountRevoked }
+        guard !isRevoked(issuance.grant.account, atOrAfter: issuance.authenticatedAt) else { return .accountRevoked }
         store(issuance)
         removeDue(at: issuance.grant.createdAt, limit: Self.removalsPerWrite)
         return .created

@@ -83,6 +83,16 @@ extension StoreConformanceCheck {
                 )
                 try await requireNothingStored(issuance, context)
             }
+            // A grant stored after the revocation whose sign-in was authenticated before it: a device
+            // approved with the old password, polling after the password changed.
+            var approvedBefore = fixture.issuance(account: "account-1", at: revokedAt.addingTimeInterval(60))
+            approvedBefore.authenticatedAt = revokedAt.addingTimeInterval(-1)
+            let late = try await store.createGrant(approvedBefore)
+            try context.require(
+                late == .accountRevoked,
+                "a sign-in authenticated before the revocation returned \(late)"
+            )
+            try await requireNothingStored(approvedBefore, context)
             try await context.create(fixture.issuance(account: "account-1", at: revokedAt.addingTimeInterval(1)))
             try await context.create(fixture.issuance(account: "account-2", at: fixture.t0))
         },

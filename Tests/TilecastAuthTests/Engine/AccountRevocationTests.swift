@@ -2,8 +2,9 @@
 
 import Foundation
 import Testing
-import TilecastAuth
 import TilecastAuthTesting
+
+@testable import TilecastAuth
 
 /// `revokeAllGrants(of:)` — a password change, a suspension — must end what was under way too: a code
 /// approved and kept back by someone who knew the old password, and an exchange or sign-in racing the
@@ -56,6 +57,62 @@ struct AccountRevocationTests {
         #expect(
             IssuanceError.accountRevoked.mayRedirect && IssuanceError.accountRevoked.oauthErrorCode == .accessDenied
         )
+    }
+
+    @Test("A device approved with the old password gets no grant by polling after revokeAllGrants")
+    func deviceApprovedBeforeRevocation() async throws {
+        // Found by a review: the engine stamped the grant with the time of createGrant, so only a sign-in
+        // racing the revocation by microseconds was refused.
+        let harness = try Harness()
+        let approvedAt = harness.clock.now()
+        harness.clock.advance(by: 1)
+        _ = try await harness.engine.revokeAllGrants(of: Harness.account)
+        harness.clock.advance(by: 5)
+        await #expect(throws: IssuanceError.self) {
+            _ = try await harness.engine.createGrant(
+                account: Harness.account,
+                client: "tilecast-cli",
+                scope: "tiles:read",
+                startsSession: false,
+                authenticatedAt: approvedAt
+            )
+        }
+        #expect(try await harness.engine.grants(of: Harness.account).isEmpty)
+        // Approved after the revocation, it is granted.
+        let approvedAfter = harness.clock.now()
+        harness.clock.advance(by: 5)
+        let issued = try await harness.engine.createGrant(
+            account: Harness.account,
+            client: "tilecast-cli",
+            scope: "tiles:read",
+            startsSession: false,
+            authenticatedAt: approvedAfter
+        )
+        #expect(try await harness.bearerAuthenticates(issued.credential.accessToken.unredactedValue))
+    }
+
+    @Test("A code whose approval was authenticated before revokeAllGrants never redeems, though issued after")
+    func codeAuthenticatedBeforeRevocation() async throws {
+        let harness = try Harness()
+        let authenticatedAt = harness.clock.now()
+        harness.clock.advance(by: 1)
+        _ = try await harness.engine.revokeAllGrants(of: Harness.account)
+        harness.clock.advance(by: 1)
+        let verifier = harness.newVerifier()
+        let issued = try await harness.engine.issueCode(
+            account: Harness.account,
+            client: .tilecastIOS,
+            redirectURI: Harness.callback,
+            codeChallenge: PKCE.s256Challenge(for: verifier),
+            codeChallengeMethod: "S256",
+            scope: Harness.scope,
+            authenticatedAt: authenticatedAt
+        )
+        // The code's lifetime still runs from its issue.
+        #expect(issued.expiresAt == harness.clock.now().addingTimeInterval(60))
+        let exchange = await harness.exchange(code: issued.code.unredactedValue, verifier: verifier)
+        #expect(exchange.status == 400)
+        #expect(exchange.errorCode == "invalid_grant")
     }
 
     @Test("400 exchanges racing revokeAllGrants: each is refused, or its grant is revoked with the rest")
