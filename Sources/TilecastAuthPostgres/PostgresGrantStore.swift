@@ -4,7 +4,7 @@
 public import Foundation
 public import TilecastAuth
 
-/// A ``GrantStore`` on PostgreSQL: many server instances, one truth.
+/// A `GrantStore` on PostgreSQL: many server instances, one truth.
 ///
 /// Every operation is one round trip and one transaction. The ones that must happen once — redeeming a
 /// code, rotating a refresh token, replacing a session, revoking — are a conditional `UPDATE` or a

@@ -4,9 +4,9 @@
 public import Foundation
 public import TilecastAuth
 
-/// A token-bucket ``RateLimiter`` on PostgreSQL, so that a limit holds across every server instance.
+/// A token-bucket `RateLimiter` on PostgreSQL, so that a limit holds across every server instance.
 ///
-/// The same buckets as ``InMemoryRateLimiter`` — `capacity` attempts at once and one more every
+/// The same buckets as `InMemoryRateLimiter` — `capacity` attempts at once and one more every
 /// `refillInterval` — kept one row per key in the store's schema. An admitted attempt is one round trip
 /// and one statement: an upsert that locks the key's row, refills it for the time passed and debits it,
 /// so concurrent attempts from any number of instances are counted one by one. A refused one reads the

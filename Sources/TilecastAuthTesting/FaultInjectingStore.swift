@@ -3,13 +3,13 @@
 public import Foundation
 public import TilecastAuth
 
-/// Wraps a ``GrantStore`` and makes chosen calls throw, the way a database that went away would — to
+/// Wraps a `GrantStore` and makes chosen calls throw, the way a database that went away would — to
 /// test that every backend failure is a clean 503 with nothing half-done.
 ///
 /// A call chosen to fail throws ``InjectedFault`` *instead of* reaching the wrapped store, so it writes
 /// nothing: exactly the contract a real store must keep when it throws.
 public final class FaultInjectingStore: GrantStore, Sendable {
-    /// A ``GrantStore`` requirement.
+    /// A `GrantStore` requirement.
     public enum Operation: String, Hashable, Sendable, CaseIterable {
         case client, insertCode, authorizationCode, redeemCode, createGrant, refreshToken, rotateRefreshToken
         case replaceSession, revokeGrant, revokeGrants, accessToken, session, grant, grants, removeExpired

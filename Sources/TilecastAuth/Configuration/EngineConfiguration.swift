@@ -27,7 +27,7 @@ public struct EngineConfiguration: Hashable, Sendable {
     /// `authenticated: true`, but mint no access or refresh token, and the app uses Studio only.
     public var issuesNativeCredential: Bool
     /// Browser origins allowed to call the endpoint, each `scheme://host[:port]`. The native app sends no
-    /// `Origin`; a request with any origin not listed here is refused with 403, because the endpoint sets
+    /// `Origin`; a request with any origin not listed here is refused with 400 (T-3), because the endpoint sets
     /// a session cookie for whoever calls it (login CSRF). Empty by default.
     public var allowedOrigins: Set<String>
     /// The largest body accepted, in bytes; larger bodies get 413. 1 KiB to 1 MiB, 8 KiB by default.

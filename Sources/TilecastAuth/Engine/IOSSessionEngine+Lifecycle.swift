@@ -15,7 +15,7 @@ extension IOSSessionEngine {
     ///
     /// - Parameters:
     ///   - account: The signed-in account that approved the request.
-    ///   - client: The `client_id` of the authorization request.
+    ///   - clientID: The `client_id` of the authorization request.
     ///   - redirectURI: The `redirect_uri`; must be one the client registered, byte for byte.
     ///   - codeChallenge: The `code_challenge`: base64url of a SHA-256 digest, 43 characters.
     ///   - codeChallengeMethod: The `code_challenge_method`; must be `S256`. A missing method means
@@ -78,12 +78,19 @@ extension IOSSessionEngine {
     /// of its lineage and, when `startsSession` is true, a Studio session. Its tokens are refused by the
     /// ios-session endpoint unless `client` is the served client.
     ///
-    /// - Parameter authenticatedAt: When the user proved who they are for this sign-in — the password
-    ///   check, the approval of a device code — if that was before this call; the engine's clock by
-    ///   default. A grant whose account had all its grants revoked (``revokeAllGrants(of:)``) at or after
-    ///   this time is refused with ``IssuanceError/accountRevoked``: a device approved with the old
-    ///   password does not get a grant by polling after the password changed. A time later than the
-    ///   engine's clock counts as the clock's.
+    /// - Parameters:
+    ///   - account: The account that signed in.
+    ///   - clientID: The client the grant is for; it must be registered with the store.
+    ///   - scope: The approved scope; every token must be allowed for the client.
+    ///   - startsSession: Whether the grant starts with a Studio session (and its cookie).
+    ///   - authenticatedAt: When the user proved who they are for this sign-in — the password check, the
+    ///     approval of a device code — if that was before this call; the engine's clock by default. A
+    ///     grant whose account had all its grants revoked (``revokeAllGrants(of:)``) at or after this time
+    ///     is refused with ``IssuanceError/accountRevoked``: a device approved with the old password does
+    ///     not get a grant by polling after the password changed. A time later than the engine's clock
+    ///     counts as the clock's.
+    /// - Returns: The grant with its credential and, when `startsSession`, its cookie.
+    /// - Throws: ``IssuanceError``.
     public func createGrant(
         account: AccountID,
         client clientID: ClientID,
@@ -184,7 +191,10 @@ extension IOSSessionEngine {
     /// old token cannot end the grant without setting off reuse alerting. The outcome is still
     /// ``SignOutOutcome/signedOut(grant:)``: the grant is revoked either way.
     ///
-    /// - Parameter peerAddress: The caller's address, as for ``handle(request:)``, for the reuse event.
+    /// - Parameters:
+    ///   - value: The access token or refresh token the app holds.
+    ///   - client: The `client_id` the app presents; a token of another client signs nothing out.
+    ///   - peerAddress: The caller's address, as for ``handle(request:)``, for the reuse event.
     /// - Throws: The store's error; nothing was changed.
     public func signOut(
         token value: String,
@@ -226,7 +236,7 @@ extension IOSSessionEngine {
     ///
     /// One atomic store operation, so no grant escapes by being created meanwhile: a code issued before
     /// the revocation is never redeemed after it, even one approved and kept back by someone who knew the
-    /// old password, and a ``createGrant(account:client:scope:startsSession:)`` or code exchange running
+    /// old password, and a ``createGrant(account:client:scope:startsSession:authenticatedAt:)`` or code exchange running
     /// concurrently either completes first, and its grant is revoked with the others, or is refused.
     ///
     /// - Returns: The grants it revoked.

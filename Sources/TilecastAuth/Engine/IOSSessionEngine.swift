@@ -8,7 +8,7 @@
 /// - ``handle(request:)``, the endpoint itself: HTTP request in, HTTP response out, never throwing and
 ///   never trapping on any input;
 /// - the lifecycle operations the endpoint's contract names, sharing the same store and clock:
-///   ``issueCode(account:client:redirectURI:codeChallenge:codeChallengeMethod:scope:)`` for the
+///   ``issueCode(account:client:redirectURI:codeChallenge:codeChallengeMethod:scope:authenticatedAt:)`` for the
 ///   authorize step, ``revokeGrant(_:)``, ``signOut(sessionCookieValue:)``,
 ///   ``authenticateSession(cookieValue:)`` and ``authenticateBearer(authorization:)``.
 ///

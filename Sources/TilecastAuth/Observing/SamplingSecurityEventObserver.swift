@@ -9,9 +9,9 @@ import Foundation
 /// A ``SecurityEventObserver`` that passes on the first events of each kind of flood in a window and
 /// counts the rest, so that a flood of refused requests cannot flood the log.
 ///
-/// Three kinds of event come in floods a client controls, and only those are sampled: ``SecurityEvent/
-/// rateLimited(key:retryAfterSeconds:)``, ``SecurityEvent/requestRefused(_:peerAddress:)`` (by HTTP status
-/// and `error` code, so the first refusal of every sort still gets through) and
+/// Three kinds of event come in floods a client controls, and only those are sampled:
+/// ``SecurityEvent/rateLimited(key:retryAfterSeconds:)``, ``SecurityEvent/requestRefused(_:peerAddress:)``
+/// (by HTTP status and `error` code, so the first refusal of every sort still gets through) and
 /// ``SecurityEvent/backendFailed(operation:error:)`` (by operation). Within each `window`, the first
 /// `eventsPerWindow` of a kind pass; later ones are counted, and when the next event of that kind
 /// arrives after the window — or when ``flush()`` is called — the count goes on as one

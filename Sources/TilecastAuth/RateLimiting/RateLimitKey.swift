@@ -55,7 +55,10 @@ public struct RateLimitKey: Hashable, Sendable {
 
     /// The key for a peer address; all requests without an address share one key.
     ///
-    /// - Parameter ipv6PrefixLength: The bits of an IPv6 address that make its key, 32 to 64.
+    /// - Parameters:
+    ///   - address: The trusted peer address: IPv4 or IPv6, with or without a port or zone; `nil` or empty
+    ///     when the server has none.
+    ///   - ipv6PrefixLength: The bits of an IPv6 address that make its key, 32 to 64.
     public static func peer(_ address: String?, ipv6PrefixLength: Int = 64) -> RateLimitKey {
         guard let address, !address.isEmpty else { return RateLimitKey(.other("ip:unknown")) }
         if let ipv4 = parseIPv4(address) {

@@ -21,9 +21,9 @@ public struct GrantIssuance: Hashable, Sendable {
     /// The grant's Studio session.
     public var session: StudioSession?
     /// When the user proved who they are for this grant — the password check of a web login, the
-    /// approval of a device code — which may be well before the grant is stored. ``GrantStore/
-    /// createGrant(_:)`` refuses the grant if its account's grants were all revoked at or after this
-    /// time. The grant's ``Grant/createdAt`` unless given.
+    /// approval of a device code — which may be well before the grant is stored.
+    /// ``GrantStore/createGrant(_:)`` refuses the grant if its account's grants were all revoked at or
+    /// after this time. The grant's ``Grant/createdAt`` unless given.
     public var authenticatedAt: Date
 
     public init(

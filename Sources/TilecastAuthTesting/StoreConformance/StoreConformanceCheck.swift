@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// One rule of the ``GrantStore`` contract, checked against a fresh store.
+/// One rule of the `GrantStore` contract, checked against a fresh store.
 ///
 /// Use ``all`` as the arguments of a parameterised test so each check is reported on its own:
 ///

@@ -21,7 +21,7 @@ struct StoreConformanceContext: Sendable {
         return value
     }
 
-    /// Stores `issuance` through ``GrantStore/createGrant(_:)``, requiring it to be created.
+    /// Stores `issuance` through `GrantStore.createGrant(_:)`, requiring it to be created.
     func create(_ issuance: GrantIssuance) async throws {
         let outcome = try await store.createGrant(issuance)
         try require(outcome == .created, "createGrant returned \(outcome) for a grant of an unrevoked account")

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// A store that broke the ``GrantStore`` contract: which check, and what it saw.
+/// A store that broke the `GrantStore` contract: which check, and what it saw.
 public struct StoreConformanceFailure: Error, CustomStringConvertible {
     /// The check that failed.
     public let check: String

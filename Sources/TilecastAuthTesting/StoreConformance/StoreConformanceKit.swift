@@ -2,7 +2,7 @@
 
 public import TilecastAuth
 
-/// The conformance kit for ``GrantStore`` implementations: every operation's contract, expiry, revocation
+/// The conformance kit for `GrantStore` implementations: every operation's contract, expiry, revocation
 /// cascades and concurrency — N concurrent redemptions or rotations give exactly one success.
 ///
 /// Give it a factory for empty stores; each check gets a fresh one holding the clients it asks for.
