@@ -5,7 +5,8 @@
 /// The RFC 6749 §5.2 token-endpoint codes, plus the registered codes the endpoint needs for what §5.2
 /// does not cover: `access_denied` (RFC 6749 §4.1.2.1) for an inactive account,
 /// `slow_down` (RFC 8628 §3.5) for rate limiting and `temporarily_unavailable` (RFC 6749 §4.1.2.1) for a
-/// backend failure. Every value fits the `%x20-21 / %x23-5B / %x5D-7E` charset of §5.2.
+/// backend failure — and, for the authorize step's error redirects (``AuthorizationResponse``),
+/// `unsupported_response_type` (RFC 6749 §4.1.2.1). Every value fits the `%x20-21 / %x23-5B / %x5D-7E` charset of §5.2.
 public struct OAuthErrorCode: Hashable, Sendable {
     private enum Base: String, Hashable, Sendable {
         case invalidRequest = "invalid_request"
@@ -17,6 +18,7 @@ public struct OAuthErrorCode: Hashable, Sendable {
         case accessDenied = "access_denied"
         case slowDown = "slow_down"
         case temporarilyUnavailable = "temporarily_unavailable"
+        case unsupportedResponseType = "unsupported_response_type"
     }
 
     private let base: Base
@@ -45,6 +47,8 @@ public struct OAuthErrorCode: Hashable, Sendable {
     /// A backend — the store, the account directory or the rate limiter — failed, or concurrent requests
     /// contended for one refresh token; nothing was changed.
     public static let temporarilyUnavailable = OAuthErrorCode(.temporarilyUnavailable)
+    /// The authorize step was asked for a `response_type` other than `code` (RFC 6749 §4.1.2.1).
+    public static let unsupportedResponseType = OAuthErrorCode(.unsupportedResponseType)
 }
 
 extension OAuthErrorCode: CustomStringConvertible {

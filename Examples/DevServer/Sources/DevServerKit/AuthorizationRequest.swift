@@ -11,7 +11,7 @@ struct AuthorizationRequest {
         /// An error page, no redirect.
         case page(String)
         /// A redirect to the callback with `error` (and `state`).
-        case redirect(uri: String, error: String, description: String, state: String?)
+        case redirect(uri: String, error: OAuthErrorCode, description: String, state: String?)
     }
 
     let client: ClientID
@@ -40,30 +40,30 @@ struct AuthorizationRequest {
             throw .page("\(redirectURI) is not a redirect URI registered for \(clientID).")
         }
         let state = single("state")
-        func refuse(_ error: String, _ description: String) -> Refusal {
+        func refuse(_ error: OAuthErrorCode, _ description: String) -> Refusal {
             .redirect(uri: redirectURI, error: error, description: description, state: state)
         }
         for name in ["response_type", "code_challenge", "code_challenge_method", "scope", "state"]
         where values(name).count > 1 {
-            throw refuse("invalid_request", "\(name) is repeated.")
+            throw refuse(.invalidRequest, "\(name) is repeated.")
         }
         guard let responseType = single("response_type") else {
-            throw refuse("invalid_request", "response_type is required.")
+            throw refuse(.invalidRequest, "response_type is required.")
         }
         guard responseType == "code" else {
-            throw refuse("unsupported_response_type", "Only response_type=code is supported.")
+            throw refuse(.unsupportedResponseType, "Only response_type=code is supported.")
         }
         guard let challenge = single("code_challenge") else {
-            throw refuse("invalid_request", "code_challenge is required (PKCE).")
+            throw refuse(.invalidRequest, "code_challenge is required (PKCE).")
         }
         // RFC 7636 §4.4.1: a missing method means plain, which is not accepted.
         guard single("code_challenge_method") == "S256" else {
-            throw refuse("invalid_request", "code_challenge_method must be S256.")
+            throw refuse(.invalidRequest, "code_challenge_method must be S256.")
         }
         let scope = single("scope") ?? ""
         let tokens = scope.split(separator: " ", omittingEmptySubsequences: false)
         guard scope.isEmpty || tokens.allSatisfy({ client.allowedScopeTokens.contains(String($0)) }) else {
-            throw refuse("invalid_scope", "The scope holds a value this client may not have.")
+            throw refuse(.invalidScope, "The scope holds a value this client may not have.")
         }
         self.client = client.id
         self.redirectURI = redirectURI
@@ -71,11 +71,5 @@ struct AuthorizationRequest {
         self.codeChallengeMethod = "S256"
         self.scope = scope
         self.state = state
-    }
-
-    /// The callback URL carrying `parameters` (RFC 6749 §4.1.2: added to the query, keeping any there).
-    static func callback(_ uri: String, _ parameters: [(String, String?)]) -> String {
-        let query = parameters.compactMap { name, value in value.map { "\(name)=\(FormData.encode($0))" } }
-        return uri + (uri.contains("?") ? "&" : "?") + query.joined(separator: "&")
     }
 }

@@ -54,13 +54,13 @@ extension DevServer {
         let decision = form.first { $0.name == "decision" }?.value
         guard decision == "approve" else {
             return .redirect(
-                to: AuthorizationRequest.callback(
-                    authorization.redirectURI,
-                    [
-                        ("error", "access_denied"), ("error_description", "The user denied the request."),
-                        ("state", authorization.state),
-                    ]
-                )
+                to: AuthorizationResponse.error(
+                    .accessDenied,
+                    description: "The user denied the request.",
+                    redirectURI: authorization.redirectURI,
+                    state: authorization.state,
+                    issuer: issuer
+                ).location
             )
         }
         guard let accountID = form.first(where: { $0.name == "account" })?.value,
@@ -78,24 +78,28 @@ extension DevServer {
                 scope: authorization.scope
             )
             return .redirect(
-                to: AuthorizationRequest.callback(
-                    authorization.redirectURI,
-                    [("code", issued.code.unredactedValue), ("state", authorization.state)]
-                )
+                to: AuthorizationResponse.success(
+                    issued,
+                    redirectURI: authorization.redirectURI,
+                    state: authorization.state,
+                    issuer: issuer
+                ).location
             )
         } catch {
-            guard error.mayRedirect else {
+            guard
+                let response = AuthorizationResponse.error(
+                    error,
+                    redirectURI: authorization.redirectURI,
+                    state: authorization.state,
+                    issuer: issuer
+                )
+            else {
                 return .html(
                     400,
                     HTML.page(title: "Authorization failed", "<p>The client or redirect URI is not registered.</p>")
                 )
             }
-            return .redirect(
-                to: AuthorizationRequest.callback(
-                    authorization.redirectURI,
-                    [("error", error.oauthErrorCode.description), ("state", authorization.state)]
-                )
-            )
+            return .redirect(to: response.location)
         }
     }
 
@@ -105,10 +109,13 @@ extension DevServer {
             return .html(400, HTML.page(title: "Authorization failed", "<p>\(HTML.escape(message))</p>"))
         case .redirect(let uri, let error, let description, let state):
             return .redirect(
-                to: AuthorizationRequest.callback(
-                    uri,
-                    [("error", error), ("error_description", description), ("state", state)]
-                )
+                to: AuthorizationResponse.error(
+                    error,
+                    description: description,
+                    redirectURI: uri,
+                    state: state,
+                    issuer: issuer
+                ).location
             )
         }
     }

@@ -92,6 +92,10 @@ public final class DevServer: Sendable {
         "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(boundPort.withLock { $0 })"
     }
 
+    /// The `iss` of its authorization responses (RFC 9207 §2): the base URL, which a client that knows
+    /// the server it started at can compare.
+    var issuer: String { baseURL }
+
     // MARK: Routing
 
     func handle(_ request: HTTPRequest) async -> HTTPResponse {

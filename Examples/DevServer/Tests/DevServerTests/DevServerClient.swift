@@ -146,7 +146,7 @@ final class DevServerClient: Sendable {
             parameters + [("account", account), ("decision", "approve")]
         )
         guard approval.status == 302, approval.redirectQuery["state"] == "state-42",
-            let code = approval.redirectQuery["code"]
+            approval.redirectQuery["iss"] == server.baseURL, let code = approval.redirectQuery["code"]
         else {
             throw ClientError("approval answered \(approval.status) to \(approval.header("Location") ?? "nowhere")")
         }

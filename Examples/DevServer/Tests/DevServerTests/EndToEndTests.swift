@@ -146,6 +146,28 @@ struct EndToEndTests {
         #expect(try await client.send("GET", "/account?account=grace%40tilecast.test").text.contains("revoked"))
     }
 
+    @Test("The authorization response carries a state full of URL syntax back intact, and iss (RFC 9207)")
+    func stateRoundTrip() async throws {
+        let client = try await DevServerClient()
+        let (_, challenge) = DevServerClient.pkce()
+        let state = "a&code=forged#x y+%41/é"
+        let approval = try await client.postForm(
+            "/oauth/authorize",
+            DevServerClient.authorizeParameters(challenge: challenge, state: state)
+                + [("account", "ada@tilecast.test"), ("decision", "approve")]
+        )
+        #expect(approval.status == 302)
+        #expect(approval.redirectQuery["state"] == state)
+        #expect(approval.redirectQuery["iss"] == client.server.baseURL)
+        #expect(approval.redirectQuery["code"]?.hasPrefix("tcc_") == true)
+        let denial = try await client.postForm(
+            "/oauth/authorize",
+            DevServerClient.authorizeParameters(challenge: challenge, state: state) + [("decision", "deny")]
+        )
+        #expect(denial.redirectQuery["error"] == "access_denied")
+        #expect(denial.redirectQuery["state"] == state)
+    }
+
     @Test("Bearer-less and unknown routes: 401 with WWW-Authenticate, 404")
     func unauthenticated() async throws {
         let client = try await DevServerClient()
