@@ -150,7 +150,7 @@ public struct Benchmark: Sendable {
         case .sessionAuthentication:
             let pool = try await world.signIns(min(count, 1_000))
             work = (0..<count).map { index in
-                let headers: HTTPHeaders = [
+                let headers: HeaderFields = [
                     "Cookie": "theme=dark; __Host-tilecast_session=\(pool[index % pool.count].session)"
                 ]
                 return { _ = try? await engine.authenticateSession(headers: headers) }
@@ -158,7 +158,7 @@ public struct Benchmark: Sendable {
         case .bearerAuthentication:
             let pool = try await world.signIns(min(count, 1_000))
             work = (0..<count).map { index in
-                let headers: HTTPHeaders = ["Authorization": "Bearer \(pool[index % pool.count].accessToken)"]
+                let headers: HeaderFields = ["Authorization": "Bearer \(pool[index % pool.count].accessToken)"]
                 return { _ = try? await engine.authenticateBearer(headers: headers) }
             }
         case .refusedExchange:

@@ -173,7 +173,7 @@ extension ScenarioRun {
         default:
             throw ScenarioFormatError(path: kind.rawValue, message: "is not a request")
         }
-        var headers = HTTPHeaders()
+        var headers = HeaderFields()
         if let given = try reader.object("headers") {
             for (name, value) in given.sorted(by: { $0.key < $1.key }) {
                 for item in value.arrayValue ?? [value] {

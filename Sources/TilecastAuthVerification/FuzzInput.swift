@@ -53,12 +53,12 @@ enum FuzzInput {
     }
 
     /// Splits `METHOD\nheaders\n\nbody`; `nil` when the input does not start with an upper-case method line.
-    private static func framed(_ bytes: [UInt8]) -> (String, HTTPHeaders, [UInt8])? {
+    private static func framed(_ bytes: [UInt8]) -> (String, HeaderFields, [UInt8])? {
         guard let firstBreak = bytes.firstIndex(of: 0x0A), firstBreak > 0, firstBreak <= 16,
             bytes[..<firstBreak].allSatisfy({ $0 >= 0x41 && $0 <= 0x5A })
         else { return nil }
         let method = String(decoding: bytes[..<firstBreak], as: UTF8.self)
-        var headers = HTTPHeaders()
+        var headers = HeaderFields()
         var index = firstBreak + 1
         while index < bytes.count {
             let end = bytes[index...].firstIndex(of: 0x0A) ?? bytes.count

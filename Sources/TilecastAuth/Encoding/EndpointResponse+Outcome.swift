@@ -10,10 +10,10 @@ extension EndpointResponse {
     /// (RFC 9110 §15.5.6), and a 429 or a contended refresh adds `Retry-After` in seconds (RFC 6585 §4,
     /// RFC 9110 §10.2.3).
     init(_ outcome: ExchangeOutcome) {
-        var headers = HTTPHeaders([
-            HTTPHeader(name: "Content-Type", value: "application/json"),
-            HTTPHeader(name: "Cache-Control", value: "no-store"),
-            HTTPHeader(name: "Pragma", value: "no-cache"),
+        var headers = HeaderFields([
+            HeaderField(name: "Content-Type", value: "application/json"),
+            HeaderField(name: "Cache-Control", value: "no-store"),
+            HeaderField(name: "Pragma", value: "no-cache"),
         ])
         switch outcome {
         case .success(let credential, let cookie):

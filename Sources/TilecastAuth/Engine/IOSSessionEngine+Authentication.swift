@@ -28,7 +28,7 @@ extension IOSSessionEngine {
     /// Authenticates the Studio session cookie a request's `Cookie` fields carry — the cookie named
     /// exactly as configured (rfc6265bis §5.4: no case variants). Two such cookies are refused as
     /// ambiguous rather than guessed between.
-    public func authenticateSession(headers: HTTPHeaders) async throws -> Authentication {
+    public func authenticateSession(headers: HeaderFields) async throws -> Authentication {
         let values = CookieHeader.values(named: configuration.cookie.name, in: headers.values(for: "Cookie"))
         switch values.count {
         case 0: return .unauthenticated(.missing)
@@ -47,7 +47,7 @@ extension IOSSessionEngine {
     }
 
     /// Authenticates the `Authorization` field of a request; see ``authenticateBearer(authorization:)``.
-    public func authenticateBearer(headers: HTTPHeaders) async throws -> Authentication {
+    public func authenticateBearer(headers: HeaderFields) async throws -> Authentication {
         let values = headers.values(for: "Authorization")
         guard values.count <= 1 else { return .unauthenticated(.ambiguous) }
         return try await authenticateBearer(authorization: values.first)

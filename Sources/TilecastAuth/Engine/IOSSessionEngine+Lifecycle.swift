@@ -251,7 +251,7 @@ extension IOSSessionEngine {
 
     /// Signs out the session whose cookie the request's `Cookie` fields carry; see
     /// ``signOut(sessionCookieValue:)``. Without exactly one such cookie, nothing changes.
-    public func signOut(headers: HTTPHeaders) async throws -> SignOutOutcome {
+    public func signOut(headers: HeaderFields) async throws -> SignOutOutcome {
         let values = CookieHeader.values(named: configuration.cookie.name, in: headers.values(for: "Cookie"))
         guard values.count == 1 else { return .notSignedIn }
         return try await signOut(sessionCookieValue: values[0])

@@ -9,7 +9,7 @@ public struct EndpointRequest: Sendable {
     /// The request method, exactly as received (RFC 9110 §9.1: methods are case-sensitive).
     public var method: String
     /// The header fields as received, repeated fields kept separate.
-    public var headers: HTTPHeaders
+    public var headers: HeaderFields
     /// The complete request body.
     public var body: [UInt8]
     /// The address of the peer the server trusts as the client: the socket's remote address, or the
@@ -19,7 +19,7 @@ public struct EndpointRequest: Sendable {
     ///   (RFC 9700 §4.13): a client could then pick its own rate-limit bucket.
     public var peerAddress: String?
 
-    public init(method: String, headers: HTTPHeaders, body: [UInt8], peerAddress: String?) {
+    public init(method: String, headers: HeaderFields, body: [UInt8], peerAddress: String?) {
         self.method = method
         self.headers = headers
         self.body = body

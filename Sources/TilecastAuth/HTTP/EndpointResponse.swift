@@ -8,11 +8,11 @@ public struct EndpointResponse: Sendable {
     /// The HTTP status code.
     public var status: Int
     /// The header fields, in the order to send them.
-    public var headers: HTTPHeaders
+    public var headers: HeaderFields
     /// The JSON body.
     public var body: [UInt8]
 
-    public init(status: Int, headers: HTTPHeaders, body: [UInt8]) {
+    public init(status: Int, headers: HeaderFields, body: [UInt8]) {
         self.status = status
         self.headers = headers
         self.body = body

@@ -158,7 +158,7 @@ struct BadInputTests {
         let harness = try Harness()
         _ = try await harness.signIn()
         let before = harness.memory.snapshot()
-        var headers = HTTPHeaders()
+        var headers = HeaderFields()
         if let contentType {
             headers.append(name: "Content-Type", value: contentType)
         }
@@ -233,7 +233,7 @@ struct BadInputTests {
         let harness = try Harness(configuration: EngineConfiguration(allowedOrigins: ["https://studio.tilecast.test"]))
         _ = try await harness.signIn()
         let before = harness.memory.snapshot()
-        var headers: HTTPHeaders = ["Content-Type": "application/json"]
+        var headers: HeaderFields = ["Content-Type": "application/json"]
         for origin in origins {
             headers.append(name: "Origin", value: origin)
         }

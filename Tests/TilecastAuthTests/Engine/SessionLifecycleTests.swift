@@ -50,7 +50,7 @@ struct SessionLifecycleTests {
         let harness = try Harness()
         let signIn = try await harness.signIn()
         let sessionID = try #require(signIn.sessionID)
-        let headers: HTTPHeaders = ["Cookie": "theme=dark; __Host-tilecast_session=\(sessionID)"]
+        let headers: HeaderFields = ["Cookie": "theme=dark; __Host-tilecast_session=\(sessionID)"]
         guard case .authenticated(let who) = try await harness.engine.authenticateSession(headers: headers) else {
             Issue.record("the cookie should authenticate")
             return
@@ -65,9 +65,9 @@ struct SessionLifecycleTests {
     func cookieNameExact() async throws {
         let harness = try Harness()
         let sessionID = try #require(try await harness.signIn().sessionID)
-        let lowercase: HTTPHeaders = ["Cookie": "__host-tilecast_session=\(sessionID)"]
+        let lowercase: HeaderFields = ["Cookie": "__host-tilecast_session=\(sessionID)"]
         #expect(try await harness.engine.authenticateSession(headers: lowercase) == .unauthenticated(.missing))
-        let twice: HTTPHeaders = [
+        let twice: HeaderFields = [
             "Cookie": "__Host-tilecast_session=\(sessionID); __Host-tilecast_session=\(sessionID)"
         ]
         #expect(try await harness.engine.authenticateSession(headers: twice) == .unauthenticated(.ambiguous))

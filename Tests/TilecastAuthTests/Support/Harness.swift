@@ -169,7 +169,7 @@ struct Harness {
     func post(
         body: [UInt8],
         method: String = "POST",
-        headers: HTTPHeaders = ["Content-Type": "application/json"],
+        headers: HeaderFields = ["Content-Type": "application/json"],
         peer: String? = "192.0.2.10",
         on engine: IOSSessionEngine? = nil
     ) async -> TestResponse {
@@ -177,7 +177,7 @@ struct Harness {
         return TestResponse(response: await (engine ?? self.engine).handle(request: request))
     }
 
-    func post(text: String, headers: HTTPHeaders = ["Content-Type": "application/json"]) async -> TestResponse {
+    func post(text: String, headers: HeaderFields = ["Content-Type": "application/json"]) async -> TestResponse {
         await post(body: Array(text.utf8), headers: headers)
     }
 

@@ -8,7 +8,7 @@ extension DevServer {
     func studio(_ request: HTTPRequest) async -> HTTPResponse {
         let authentication: Authentication
         do {
-            authentication = try await engine.authenticateSession(headers: HTTPHeaders(request.headers))
+            authentication = try await engine.authenticateSession(headers: HeaderFields(request.headers))
         } catch {
             return .html(503, HTML.page(title: "Studio", "<p>The store is unavailable.</p>"))
         }
@@ -38,7 +38,7 @@ extension DevServer {
     /// expires the cookie.
     func signOut(_ request: HTTPRequest) async -> HTTPResponse {
         do {
-            _ = try await engine.signOut(headers: HTTPHeaders(request.headers))
+            _ = try await engine.signOut(headers: HeaderFields(request.headers))
         } catch {
             return .html(503, HTML.page(title: "Sign out", "<p>The store is unavailable; nothing changed.</p>"))
         }
@@ -54,7 +54,7 @@ extension DevServer {
     func me(_ request: HTTPRequest) async -> HTTPResponse {
         let authentication: Authentication
         do {
-            authentication = try await engine.authenticateBearer(headers: HTTPHeaders(request.headers))
+            authentication = try await engine.authenticateBearer(headers: HeaderFields(request.headers))
         } catch {
             return .json(503, #"{"error":"temporarily_unavailable"}"#)
         }

@@ -136,7 +136,7 @@ public final class DevServer: Sendable {
         let response = await engine.handle(
             request: EndpointRequest(
                 method: request.method,
-                headers: HTTPHeaders(request.headers),
+                headers: HeaderFields(request.headers),
                 body: request.body,
                 peerAddress: request.peerAddress
             )

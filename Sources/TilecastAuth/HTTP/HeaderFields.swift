@@ -4,22 +4,27 @@
 ///
 /// Repeated fields stay separate entries, so a server can hand over exactly what arrived — two
 /// `Origin` fields, say — and TilecastAuth can refuse what is ambiguous instead of guessing.
-public struct HTTPHeaders: Hashable, Sendable {
+///
+/// The name is neither `HTTPHeaders`, which `NIOHTTP1` gives every Vapor, Hummingbird 1 and
+/// AsyncHTTPClient user, nor `HTTPFields`, which swift-http-types gives Hummingbird 2's: a server that
+/// imports either names this type without qualifying it. Its subscript answers the *first* value of a
+/// name, where NIO's answers all of them; ``values(for:)`` answers all.
+public struct HeaderFields: Hashable, Sendable {
     /// The fields in order.
-    public private(set) var fields: [HTTPHeader]
+    public private(set) var fields: [HeaderField]
 
-    public init(_ fields: [HTTPHeader] = []) {
+    public init(_ fields: [HeaderField] = []) {
         self.fields = fields
     }
 
     /// Builds headers from name–value pairs, in order.
     public init(_ pairs: [(name: String, value: String)]) {
-        self.fields = pairs.map { HTTPHeader(name: $0.name, value: $0.value) }
+        self.fields = pairs.map { HeaderField(name: $0.name, value: $0.value) }
     }
 
     /// Appends a field, keeping any earlier field of the same name.
     public mutating func append(name: String, value: String) {
-        fields.append(HTTPHeader(name: name, value: value))
+        fields.append(HeaderField(name: name, value: value))
     }
 
     /// The values of every field called `name`, in order.
@@ -49,20 +54,20 @@ public struct HTTPHeaders: Hashable, Sendable {
     }
 }
 
-extension HTTPHeaders: Sequence {
-    public func makeIterator() -> IndexingIterator<[HTTPHeader]> {
+extension HeaderFields: Sequence {
+    public func makeIterator() -> IndexingIterator<[HeaderField]> {
         fields.makeIterator()
     }
 }
 
-extension HTTPHeaders: ExpressibleByDictionaryLiteral {
+extension HeaderFields: ExpressibleByDictionaryLiteral {
     /// Builds headers from a literal; the fields keep the literal's order.
     public init(dictionaryLiteral elements: (String, String)...) {
-        self.fields = elements.map { HTTPHeader(name: $0.0, value: $0.1) }
+        self.fields = elements.map { HeaderField(name: $0.0, value: $0.1) }
     }
 }
 
-extension HTTPHeaders: CustomStringConvertible {
+extension HeaderFields: CustomStringConvertible {
     /// The fields in order, with the values of secret-bearing fields (`Authorization`, `Cookie`,
     /// `Set-Cookie`) masked.
     public var description: String {

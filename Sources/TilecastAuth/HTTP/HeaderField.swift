@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 /// One HTTP header field: a name and a value, as the embedding server received or will send it.
-public struct HTTPHeader: Hashable, Sendable {
+public struct HeaderField: Hashable, Sendable {
     /// The field name. Lookups compare names case-insensitively (RFC 9110 §5.1).
     public var name: String
     /// The field value, without leading or trailing whitespace.
@@ -13,7 +13,7 @@ public struct HTTPHeader: Hashable, Sendable {
     }
 }
 
-extension HTTPHeader: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
+extension HeaderField: CustomStringConvertible, CustomDebugStringConvertible, CustomReflectable {
     /// Whether the field can carry a secret — an access token, a session id — and must not be printed.
     public var isSensitive: Bool {
         ["authorization", "proxy-authorization", "cookie", "set-cookie"].contains { ASCII.equalIgnoringCase(name, $0) }
@@ -25,7 +25,7 @@ extension HTTPHeader: CustomStringConvertible, CustomDebugStringConvertible, Cus
     }
 
     public var debugDescription: String {
-        "HTTPHeader(\(description))"
+        "HeaderField(\(description))"
     }
 
     /// A mirror that masks the value of ``isSensitive`` fields, so `dump` cannot print a secret.
