@@ -65,7 +65,7 @@ public struct EngineConfiguration: Hashable, Sendable {
         guard printable(servedClient.rawValue), printable(callbackURI) else { throw .invalidClientRegistration }
         try lifetimes.validate()
         guard refreshTokenReuseLeeway >= .zero, refreshTokenReuseLeeway <= .seconds(60) else {
-            throw .lifetimeOutOfRange(name: "refresh token reuse leeway", allowed: "0 s to 60 s")
+            throw .lifetimeOutOfRange(.refreshTokenReuseLeeway, minimum: .zero, maximum: .seconds(60))
         }
         try cookie.validate()
         for origin in allowedOrigins where !Self.isOrigin(origin) {

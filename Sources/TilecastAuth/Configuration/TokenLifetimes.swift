@@ -44,32 +44,21 @@ public struct TokenLifetimes: Hashable, Sendable {
 
     /// Throws when a lifetime is outside its range.
     public func validate() throws(ConfigurationError) {
-        try Self.check(
-            authorizationCode,
-            "authorization code",
-            .seconds(1),
-            Self.maximumAuthorizationCode,
-            "1 s to 600 s"
-        )
-        try Self.check(accessToken, "access token", .seconds(1), .seconds(86_400), "1 s to 24 h")
-        try Self.check(refreshTokenIdle, "refresh token idle", .seconds(1), refreshTokenAbsolute, "1 s to the absolute")
-        try Self.check(
-            refreshTokenAbsolute,
-            "refresh token absolute",
-            refreshTokenIdle,
-            .seconds(10 * 366 * 86_400),
-            "the idle lifetime to 10 years"
-        )
-        try Self.check(studioSession, "Studio session", .seconds(1), Self.maximumCookieAge, "1 s to 400 days")
+        try Self.check(authorizationCode, .authorizationCode, .seconds(1), Self.maximumAuthorizationCode)
+        try Self.check(accessToken, .accessToken, .seconds(1), .seconds(86_400))
+        try Self.check(refreshTokenIdle, .refreshTokenIdle, .seconds(1), refreshTokenAbsolute)
+        try Self.check(refreshTokenAbsolute, .refreshTokenAbsolute, refreshTokenIdle, .seconds(10 * 366 * 86_400))
+        try Self.check(studioSession, .studioSession, .seconds(1), Self.maximumCookieAge)
     }
 
     private static func check(
         _ value: Duration,
-        _ name: String,
+        _ lifetime: ConfigurationError.Lifetime,
         _ minimum: Duration,
-        _ maximum: Duration,
-        _ allowed: String
+        _ maximum: Duration
     ) throws(ConfigurationError) {
-        guard value >= minimum, value <= maximum else { throw .lifetimeOutOfRange(name: name, allowed: allowed) }
+        guard value >= minimum, value <= maximum else {
+            throw .lifetimeOutOfRange(lifetime, minimum: minimum, maximum: maximum)
+        }
     }
 }
