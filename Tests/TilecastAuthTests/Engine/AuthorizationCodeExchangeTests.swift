@@ -160,7 +160,11 @@ struct AuthorizationCodeExchangeTests {
         harness.clock.advance(by: 599)
         #expect(await harness.exchange(code: code, verifier: verifier).status == 200)
 
-        let outOfRange = ConfigurationError.lifetimeOutOfRange(.authorizationCode, minimum: .seconds(1), maximum: .seconds(600))
+        let outOfRange = ConfigurationError.lifetimeOutOfRange(
+            .authorizationCode,
+            minimum: .seconds(1),
+            maximum: .seconds(600)
+        )
         #expect(outOfRange.description == "The authorization code lifetime must be from 1 s to 600 s.")
         #expect(throws: outOfRange) {
             try EngineConfiguration(lifetimes: TokenLifetimes(authorizationCode: .seconds(601))).validate()
