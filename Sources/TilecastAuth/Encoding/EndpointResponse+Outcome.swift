@@ -6,9 +6,8 @@ extension EndpointResponse {
     /// Success: `{"data":{"authenticated":…,"credential":{…}}}`, with `authenticated` true exactly when
     /// the response sets the cookie. Refusal: `{"error":"<code>","error_description":"…"}`, the
     /// RFC 6749 §5.2 members. Every response carries `Content-Type: application/json`,
-    /// `Cache-Control: no-store` and `Pragma: no-cache` (RFC 6749 §5.1); a 405 adds `Allow: POST`
-    /// (RFC 9110 §15.5.6), and a 429 or a contended refresh adds `Retry-After` in seconds (RFC 6585 §4,
-    /// RFC 9110 §10.2.3).
+    /// `Cache-Control: no-store` and `Pragma: no-cache` (RFC 6749 §5.1), and a refusal the header
+    /// fields ``EndpointError/headerFields`` names.
     init(_ outcome: ExchangeOutcome) {
         var headers = HeaderFields([
             HeaderField(name: "Content-Type", value: "application/json"),
@@ -41,11 +40,8 @@ extension EndpointResponse {
             self.init(status: 200, headers: headers, body: json.bytes)
 
         case .refused(let error):
-            if error.reason == .methodNotAllowed {
-                headers.append(name: "Allow", value: "POST")
-            }
-            if let seconds = error.retryAfterSeconds {
-                headers.append(name: "Retry-After", value: String(seconds))
+            for field in error.headerFields {
+                headers.append(name: field.name, value: field.value)
             }
             var json = JSONWriter(capacity: 160)
             json.raw("{")
