@@ -117,16 +117,17 @@ public final class SamplingSecurityEventObserver: SecurityEventObserver, Sendabl
 
     /// The kind an event is sampled under, or `nil` for an event that always passes.
     static func floodKind(of event: SecurityEvent) -> String? {
-        switch event {
-        case .rateLimited:
-            "rateLimited"
-        case .requestRefused(let error, _):
-            "requestRefused \(error.status) \(error.code)"
-        case .backendFailed(let operation, _):
-            "backendFailed \(operation.rawValue)"
-        case .grantCreated, .refreshTokenRotated, .sessionStarted, .codeReplayDetected, .refreshTokenReuseDetected,
-            .grantRevoked, .sessionStartFailed, .eventsSuppressed:
-            nil
+        if event.kind == .rateLimited {
+            return "rateLimited"
         }
+        if event.kind == .requestRefused, let refusal = event.refusal {
+            return "requestRefused \(refusal.status) \(refusal.code)"
+        }
+        if event.kind == .backendFailed, let operation = event.backendOperation {
+            return "backendFailed \(operation.rawValue)"
+        }
+        // Every other kind — replays, reuse, revocations, grants, sessions, and any kind a later release
+        // adds — always passes.
+        return nil
     }
 }

@@ -23,7 +23,7 @@ struct BackendFailureTests {
         #expect(failed.errorCode == "temporarily_unavailable")
         #expect(failed.hasNoStoreJSONHeaders)
         #expect(harness.memory.snapshot() == before)
-        #expect(harness.observer.events.contains { if case .backendFailed = $0 { true } else { false } })
+        #expect(harness.observer.events.contains { $0.kind == .backendFailed })
         #expect(await harness.exchange(code: code, verifier: verifier).status == 200)
     }
 

@@ -24,7 +24,7 @@ struct RateLimitTests {
         #expect(limited.hasNoStoreJSONHeaders)
         #expect(limited.setCookies.isEmpty)
         #expect(harness.memory.snapshot() == before)
-        #expect(harness.observer.events.contains { if case .rateLimited = $0 { true } else { false } })
+        #expect(harness.observer.events.contains { $0.kind == .rateLimited })
 
         // Another peer is not limited; the first one is again once a token has come back.
         let other = await harness.post(

@@ -83,7 +83,7 @@ struct RefreshTokenTests {
         let rotated = try #require(refreshed.refreshToken)
         #expect(try await harness.bearerAuthenticates(refreshed.accessToken))
         #expect(try await harness.sessionAuthenticates(signIn.sessionID))
-        #expect(harness.observer.events.contains { if case .sessionStartFailed = $0 { true } else { false } })
+        #expect(harness.observer.events.contains { $0.kind == .sessionStartFailed })
         // The rotation happened: the new token works, the old one is spent.
         #expect(await harness.refresh(rotated).status == 200)
     }

@@ -172,7 +172,7 @@ struct SessionLifecycleTests {
         #expect(harness.observer.reuses == [grant])
         #expect(
             harness.observer.events.contains {
-                if case .refreshTokenReuseDetected(_, let peer) = $0 { peer == "203.0.113.9" } else { false }
+                $0.kind == .refreshTokenReuseDetected && $0.peerAddress == "203.0.113.9"
             }
         )
         #expect(try await !harness.sessionAuthenticates(refreshed.sessionID))

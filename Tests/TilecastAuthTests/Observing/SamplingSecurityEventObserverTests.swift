@@ -34,13 +34,13 @@ struct SamplingSecurityEventObserverTests {
         // The first request is refused as malformed (400); the next 1,000 are rate-limited (429), each
         // raising rateLimited and requestRefused.
         #expect(log.events.count == 3)
-        #expect(log.events.filter { if case .rateLimited = $0 { true } else { false } }.count == 1)
+        #expect(log.events.filter { $0.kind == .rateLimited }.count == 1)
         #expect(log.refusals.count == 2)
 
         clock.advance(by: 61)
         _ = await engine.handle(request: request)
         let suppressed = log.events.compactMap { event -> (String, Int)? in
-            if case .eventsSuppressed(let kind, let count) = event { (kind, count) } else { nil }
+            event.kind == .eventsSuppressed ? (event.suppressedKind ?? "", event.suppressedCount ?? 0) : nil
         }
         #expect(suppressed.count == 2)
         #expect(suppressed.contains { $0 == ("rateLimited", 999) })
@@ -73,7 +73,7 @@ struct SamplingSecurityEventObserverTests {
         }
         #expect(log.refusals.count == 4)
         sampler.flush()
-        let counts = log.events.compactMap { if case .eventsSuppressed(_, let count) = $0 { count } else { nil } }
+        let counts = log.events.compactMap { $0.kind == .eventsSuppressed ? $0.suppressedCount : nil }
         #expect(counts == [3, 3])
         sampler.flush()
         #expect(log.events.count == 6)

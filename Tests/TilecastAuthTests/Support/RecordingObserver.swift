@@ -13,18 +13,18 @@ final class RecordingObserver: SecurityEventObserver, Sendable {
     var events: [SecurityEvent] { recorded.withLock { $0 } }
 
     var revocations: [(GrantID, RevocationReason)] {
-        events.compactMap { if case .grantRevoked(let grant, let reason) = $0 { (grant, reason) } else { nil } }
+        events.compactMap { $0.kind == .grantRevoked ? ($0.grant!, $0.revocationReason!) : nil }
     }
 
     var refusals: [RefusalReason] {
-        events.compactMap { if case .requestRefused(let error, _) = $0 { error.reason } else { nil } }
+        events.compactMap { $0.refusal?.reason }
     }
 
     var codeReplays: [GrantID] {
-        events.compactMap { if case .codeReplayDetected(let grant, _) = $0 { grant } else { nil } }
+        events.compactMap { $0.kind == .codeReplayDetected ? $0.grant : nil }
     }
 
     var reuses: [GrantID] {
-        events.compactMap { if case .refreshTokenReuseDetected(let grant, _) = $0 { grant } else { nil } }
+        events.compactMap { $0.kind == .refreshTokenReuseDetected ? $0.grant : nil }
     }
 }
