@@ -14,8 +14,13 @@ public struct TokenLifetimes: Hashable, Sendable {
     /// A refresh token's idle lifetime: from issue to expiry if unused. Each rotation starts a new one,
     /// but never beyond the absolute lifetime.
     public var refreshTokenIdle: Duration
-    /// The grant's absolute lifetime: from sign-in to the end of every token and session of the grant.
-    /// Rotation never extends it. At least the idle lifetime, at most ten years.
+    /// The refresh-token lineage's absolute lifetime, and so the lifetime of a grant that issues a native
+    /// credential: from sign-in to the end of every token and session of the grant. Rotation never
+    /// extends it. At least the idle lifetime, at most ten years.
+    ///
+    /// A grant without a native credential (``EngineConfiguration/issuesNativeCredential`` off) has no
+    /// refresh token, and lives as long as its Studio session, ``studioSession``; this lifetime does not
+    /// apply to it.
     public var refreshTokenAbsolute: Duration
     /// A Studio session's lifetime, which is also the cookie's `Max-Age`: 1 second to 400 days
     /// (rfc6265bis §5.5). Never beyond the grant's absolute expiry.
