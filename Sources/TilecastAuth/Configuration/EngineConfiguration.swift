@@ -28,7 +28,10 @@ public struct EngineConfiguration: Hashable, Sendable {
     public var issuesNativeCredential: Bool
     /// Browser origins allowed to call the endpoint, each `scheme://host[:port]`. The native app sends no
     /// `Origin`; a request with any origin not listed here is refused with 400 (T-3), because the endpoint sets
-    /// a session cookie for whoever calls it (login CSRF). Empty by default.
+    /// a session cookie for whoever calls it (login CSRF). Empty by default. Strings, compared byte for
+    /// byte with the `Origin` field as browsers serialise it (RFC 6454 §6.1); ``validate()`` refuses any
+    /// that is not `scheme://host[:port]`, so no parsing step could make two spellings of one origin
+    /// differ from what the browser sends.
     public var allowedOrigins: Set<String>
     /// The largest body accepted, in bytes; larger bodies get 413. 1 KiB to 1 MiB, 8 KiB by default.
     public var maximumBodyBytes: Int

@@ -28,6 +28,12 @@ extension IOSSessionEngine {
     ///     from the clock.
     /// - Returns: The code and its expiry.
     /// - Throws: ``IssuanceError``; see ``IssuanceError/mayRedirect`` for how to answer.
+    ///
+    /// The challenge, its method and the scope are the authorization request's parameters as received,
+    /// strings on purpose: checking them — a missing challenge, a method other than `S256`, a challenge
+    /// that is not 43 base64url characters, a scope outside the grammar or the client's tokens — and
+    /// choosing the error each one gets (RFC 6749 §4.1.2.1, RFC 7636 §4.4.1) is the library's job, so the
+    /// authorize endpoint passes them through untouched rather than parsing them into types first.
     public func issueCode(
         account: AccountID,
         client clientID: ClientID,

@@ -6,7 +6,7 @@ import TilecastAuthTesting
 
 @testable import TilecastAuth
 
-/// Behaviour 7: 403 for an account that is no longer active, decided before anything changes.
+/// Rules and S-7: 403 for an account that is no longer active, decided before anything changes.
 struct AccountStatusTests {
     @Test("A code of an inactive account gets 403 and is not consumed")
     func codeExchange() async throws {

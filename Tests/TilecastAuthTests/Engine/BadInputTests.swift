@@ -6,7 +6,7 @@ import TilecastAuthTesting
 
 @testable import TilecastAuth
 
-/// Behaviour 9: bad input gets a JSON error in one envelope, with the right status, and changes nothing.
+/// Rules T-1–T-7 and P-1–P-6: bad input gets a JSON error in one envelope, with the right status, and changes nothing.
 struct BadInputTests {
     /// The request body of the endpoint's API document, verbatim.
     static let specExampleBody =

@@ -6,7 +6,7 @@ import TilecastAuthTesting
 
 @testable import TilecastAuth
 
-/// Behaviour 4: codes and refresh tokens of another client are refused before they are consumed.
+/// Rules C-4 and R-2: codes and refresh tokens of another client are refused before they are consumed.
 struct ClientBindingTests {
     private static let webConfiguration = EngineConfiguration(
         servedClient: "tilecast-web",

@@ -6,7 +6,7 @@ import TilecastAuthTesting
 
 @testable import TilecastAuth
 
-/// Behaviour 11: concurrent requests with real concurrent tasks.
+/// Rules C-11 and R-8: concurrent requests with real concurrent tasks.
 struct ConcurrencyTests {
     @Test("50 simultaneous redemptions of one code yield exactly one 200 and one grant")
     func concurrentRedemptions() async throws {

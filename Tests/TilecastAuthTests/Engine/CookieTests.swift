@@ -10,7 +10,7 @@ import TilecastAuthTesting
 import FoundationNetworking
 #endif
 
-/// Behaviour 10: the Studio session cookie.
+/// Rules S-2–S-5: the Studio session cookie.
 struct CookieTests {
     @Test("By default the cookie is __Host-, Secure, HttpOnly, Path=/, SameSite=Lax, without Domain, with Max-Age")
     func defaults() async throws {

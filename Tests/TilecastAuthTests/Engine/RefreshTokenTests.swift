@@ -6,7 +6,7 @@ import TilecastAuthTesting
 
 @testable import TilecastAuth
 
-/// Behaviour 3: `refresh_token` rotation, lifetimes and the optional Studio session.
+/// Rules: `refresh_token` rotation, lifetimes and the optional Studio session.
 struct RefreshTokenTests {
     @Test("A refresh rotates the token: the old one is dead, the new one has the same scope")
     func rotation() async throws {

@@ -6,7 +6,7 @@ import TilecastAuthTesting
 
 @testable import TilecastAuth
 
-/// Behaviour 5: replayed codes and reused refresh tokens.
+/// Rules C-8, R-5, R-6 and G-2: replayed codes and reused refresh tokens.
 struct ReplayTests {
     @Test("A used code presented again with valid proof is refused and revokes its grant, tokens and session")
     func codeReplayWithProof() async throws {

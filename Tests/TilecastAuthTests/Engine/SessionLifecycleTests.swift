@@ -6,7 +6,7 @@ import TilecastAuthTesting
 
 @testable import TilecastAuth
 
-/// Behaviour 6: the Studio session belongs to the grant.
+/// Rules S-1–S-8 and G-1–G-3: the Studio session belongs to the grant.
 struct SessionLifecycleTests {
     @Test("Revoking the grant ends the session; the cookie, access token and refresh token all fail")
     func revokingEndsSession() async throws {
