@@ -17,7 +17,7 @@ final class BenchmarkWorld {
         Client(id: .tilecastIOS, redirectURIs: [callback], allowedScopeTokens: ["tiles:read", "profile"])
     ]
 
-    let engine: IOSSessionEngine
+    let engine: AuthEngine
     #if PostgreSQL
     private let postgres: (store: PostgresGrantStore, limiter: PostgresRateLimiter)?
     #endif
@@ -28,7 +28,7 @@ final class BenchmarkWorld {
     init(liveGrants: Int, headroom: Int = 0, store: BenchmarkStore = .memory) async throws {
         switch store {
         case .memory:
-            engine = try IOSSessionEngine(
+            engine = try AuthEngine(
                 store: InMemoryGrantStore(clients: Self.clients, expectedLiveGrants: liveGrants + headroom),
                 accounts: InMemoryAccountDirectory(activeAccounts: [Self.account]),
                 rateLimiter: InMemoryRateLimiter(capacity: Int.max / 2)
@@ -47,7 +47,7 @@ final class BenchmarkWorld {
             let store = PostgresGrantStore(clients: Self.clients, configuration: configuration)
             try await store.migrate()
             let limiter = PostgresRateLimiter(configuration: configuration, capacity: Int(Int32.max))
-            engine = try IOSSessionEngine(
+            engine = try AuthEngine(
                 store: store,
                 accounts: InMemoryAccountDirectory(activeAccounts: [Self.account]),
                 rateLimiter: limiter

@@ -19,7 +19,7 @@ final class ScenarioRun {
     let accounts = ScenarioAccountDirectory()
     let limiter: ScenarioRateLimiter
     let events = ScenarioEventLog()
-    let engine: IOSSessionEngine
+    let engine: AuthEngine
     var variables = ScenarioVariables()
     /// Every secret the run has seen: codes, verifiers, tokens, session ids.
     var secrets: [String] = []
@@ -57,7 +57,7 @@ final class ScenarioRun {
             capacity: scenario.configuration.rateLimit.capacity,
             refillSeconds: scenario.configuration.rateLimit.refillSeconds
         )
-        engine = try IOSSessionEngine(
+        engine = try AuthEngine(
             configuration: configuration,
             store: faults,
             accounts: accounts,

@@ -46,7 +46,7 @@ struct Demo: Subcommand {
             Client(id: "tilecast-cli", redirectURIs: ["http://127.0.0.1/callback"], allowedScopeTokens: ["tiles:read"]),
         ])
         let accounts = InMemoryAccountDirectory(activeAccounts: [Self.account])
-        let engine = try IOSSessionEngine(store: store, accounts: accounts)
+        let engine = try AuthEngine(store: store, accounts: accounts)
 
         transcript.step("1. Sign-in: the authorize step issues a code for a fresh PKCE pair; the app exchanges it")
         let firstSignIn = try await signIn(engine, scope: "tiles:read profile")
@@ -124,7 +124,7 @@ struct Demo: Subcommand {
     // MARK: Helpers
 
     /// The authorize step (a code for a fresh PKCE pair) and the code exchange.
-    private mutating func signIn(_ engine: IOSSessionEngine, scope: String) async throws -> EndpointResponse {
+    private mutating func signIn(_ engine: AuthEngine, scope: String) async throws -> EndpointResponse {
         let verifier = CodeChallenge.makeVerifier(using: SystemRandomSource())
         transcript.extraSecrets.append(verifier)
         let challenge = CodeChallenge.s256(for: verifier)
@@ -147,7 +147,7 @@ struct Demo: Subcommand {
         )
     }
 
-    private func post(_ engine: IOSSessionEngine, _ members: [String: Any]) async -> EndpointResponse {
+    private func post(_ engine: AuthEngine, _ members: [String: Any]) async -> EndpointResponse {
         let request = EndpointRequest(
             method: "POST",
             headers: ["Content-Type": "application/json"],
@@ -159,7 +159,7 @@ struct Demo: Subcommand {
         return response
     }
 
-    private func authenticates(_ engine: IOSSessionEngine, cookie: String) async throws -> Bool {
+    private func authenticates(_ engine: AuthEngine, cookie: String) async throws -> Bool {
         if case .authenticated = try await engine.authenticateSession(cookieValue: cookie) { return true }
         return false
     }

@@ -182,15 +182,15 @@ struct PostgresRaceCommand: Subcommand {
 
     // MARK: Helpers
 
-    private static func engine(on store: PostgresGrantStore) throws -> IOSSessionEngine {
-        try IOSSessionEngine(
+    private static func engine(on store: PostgresGrantStore) throws -> AuthEngine {
+        try AuthEngine(
             store: store,
             accounts: InMemoryAccountDirectory(activeAccounts: [account]),
             rateLimiter: InMemoryRateLimiter(capacity: 100_000)
         )
     }
 
-    private static func issueCode(_ engine: IOSSessionEngine) async throws -> (code: String, verifier: String) {
+    private static func issueCode(_ engine: AuthEngine) async throws -> (code: String, verifier: String) {
         let verifier = CodeChallenge.makeVerifier(using: SystemRandomSource())
         let issued = try await engine.issueCode(
             account: account,

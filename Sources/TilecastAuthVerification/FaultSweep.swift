@@ -128,7 +128,7 @@ private struct SweepWorld {
         Client(id: .tilecastIOS, redirectURIs: [FuzzWorld.callback], allowedScopeTokens: ["tiles:read"])
     ])
     let faults: FaultInjectingStore
-    let engine: IOSSessionEngine
+    let engine: AuthEngine
     let code: (code: String, verifier: String)
     let used: (code: String, verifier: String)
     let rotated: String
@@ -138,7 +138,7 @@ private struct SweepWorld {
     init() async throws {
         let faults = FaultInjectingStore(memory)
         let random = SeededRandomSource(seed: 0xFA17)
-        let engine = try IOSSessionEngine(
+        let engine = try AuthEngine(
             store: faults,
             accounts: InMemoryAccountDirectory(activeAccounts: ["sweep"]),
             rateLimiter: InMemoryRateLimiter(capacity: 1_000_000),
@@ -170,7 +170,7 @@ private struct SweepWorld {
         #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"\#(token)","studio_session":\#(studioSession)}"#
     }
 
-    static func post(_ engine: IOSSessionEngine, _ body: String) async -> EndpointResponse {
+    static func post(_ engine: AuthEngine, _ body: String) async -> EndpointResponse {
         await engine.handle(request: FuzzInput.request(body: body))
     }
 

@@ -32,7 +32,7 @@ public enum FuzzHarness: Sendable {
     public static func outcome(of input: [UInt8]) async -> Outcome {
         let (options, input) = FuzzInput.options(of: input)
         let memory: InMemoryGrantStore
-        let engine: IOSSessionEngine
+        let engine: AuthEngine
         let world: FuzzWorld
         do {
             if let ready = prepared.withLock({ $0 }) {

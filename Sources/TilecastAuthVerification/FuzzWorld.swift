@@ -43,7 +43,7 @@ struct FuzzWorld: Sendable {
     }
 
     /// A fresh store with the prepared records, and an engine on it.
-    func instantiate(_ options: Options) throws -> (InMemoryGrantStore, IOSSessionEngine) {
+    func instantiate(_ options: Options) throws -> (InMemoryGrantStore, AuthEngine) {
         let memory = InMemoryGrantStore(clients: Self.clients, snapshot: snapshot)
         let faults = FaultInjectingStore(memory)
         if options.sessionStartFails {
@@ -53,7 +53,7 @@ struct FuzzWorld: Sendable {
         if options.accountInactive {
             accounts.setStatus(.inactive, of: "fuzz")
         }
-        let engine = try IOSSessionEngine(
+        let engine = try AuthEngine(
             configuration: EngineConfiguration(
                 refreshTokenReuseLeeway: options.leeway ? .seconds(10) : .zero,
                 issuesNativeCredential: !options.withoutNativeCredential
@@ -67,8 +67,8 @@ struct FuzzWorld: Sendable {
         return (memory, engine)
     }
 
-    private static func engine(on store: InMemoryGrantStore, seed: UInt64) throws -> IOSSessionEngine {
-        try IOSSessionEngine(
+    private static func engine(on store: InMemoryGrantStore, seed: UInt64) throws -> AuthEngine {
+        try AuthEngine(
             store: store,
             accounts: InMemoryAccountDirectory(activeAccounts: ["fuzz"]),
             rateLimiter: InMemoryRateLimiter(capacity: 1_000_000),

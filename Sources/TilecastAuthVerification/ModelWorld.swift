@@ -19,11 +19,11 @@ struct ModelWorld {
     let clock = ManualTimeSource(start)
     let random = SeededRandomSource(seed: 0x0DE1)
     let accounts = InMemoryAccountDirectory(activeAccounts: ["account-0", "account-1"])
-    let engine: IOSSessionEngine
+    let engine: AuthEngine
 
     init(leeway: Double) throws {
         faults = FaultInjectingStore(memory)
-        engine = try IOSSessionEngine(
+        engine = try AuthEngine(
             configuration: EngineConfiguration(refreshTokenReuseLeeway: .milliseconds(Int64(leeway * 1000))),
             store: faults,
             accounts: accounts,

@@ -16,7 +16,7 @@ public struct AuthorizationResponse: Hashable, Sendable {
     /// A successful authorization: `code`, then `state` if the client sent one, then `iss`.
     ///
     /// - Parameters:
-    ///   - issued: The code ``IOSSessionEngine/issueCode(account:client:redirectURI:codeChallenge:codeChallengeMethod:scope:authenticatedAt:)``
+    ///   - issued: The code ``AuthEngine/issueCode(account:client:redirectURI:codeChallenge:codeChallengeMethod:scope:authenticatedAt:)``
     ///     issued.
     ///   - redirectURI: The `redirect_uri` of the authorization request, as `issueCode` accepted it.
     ///   - state: The request's `state`, exactly as received; `nil` when it had none.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// A grant created by ``IOSSessionEngine/createGrant(account:client:scope:startsSession:authenticatedAt:)``, with its
+/// A grant created by ``AuthEngine/createGrant(account:client:scope:startsSession:authenticatedAt:)``, with its
 /// first credential and, if one was asked for, its session cookie.
 public struct IssuedGrant: Sendable {
     /// The new grant.

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The outcome of ``IOSSessionEngine/signOut(sessionCookieValue:)`` and
-/// ``IOSSessionEngine/signOut(token:client:peerAddress:)``.
+/// The outcome of ``AuthEngine/signOut(sessionCookieValue:)`` and
+/// ``AuthEngine/signOut(token:client:peerAddress:)``.
 public enum SignOutOutcome: Hashable, Sendable {
     /// The grant is revoked — now, or earlier — with every token and the session.
     case signedOut(grant: GrantID)

@@ -20,7 +20,7 @@ import Foundation
 ///
 /// ```swift
 /// let observer = SamplingSecurityEventObserver(wrapping: MyLogObserver(), window: .seconds(60))
-/// let engine = try IOSSessionEngine(store: store, accounts: accounts, observer: observer)
+/// let engine = try AuthEngine(store: store, accounts: accounts, observer: observer)
 /// // and now and then, say every minute, so a flood's tail is reported even if the flood stops:
 /// observer.flush()
 /// ```

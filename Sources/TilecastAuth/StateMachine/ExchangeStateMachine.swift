@@ -10,7 +10,7 @@ import Foundation
 ///
 /// The machine does no I/O: it has no store, no clock and no random source. Each input method takes the
 /// result of the previous action and returns the next ``Action``; the driver
-/// (``IOSSessionEngine/handle(request:)``) performs it and feeds the result back until the machine says
+/// (``AuthEngine/handle(request:)``) performs it and feeds the result back until the machine says
 /// `.respond`. Every decision is therefore testable step by step, without a store.
 ///
 /// The order of its steps is the security argument. Everything that can refuse a request runs *before*

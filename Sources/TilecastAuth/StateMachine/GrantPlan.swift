@@ -7,7 +7,7 @@ import Foundation
 #endif
 
 /// What a new grant starts with — its expiries, and whether it has a native credential — decided by the
-/// state machine (or ``IOSSessionEngine/createGrant(account:client:scope:startsSession:authenticatedAt:)``), minted and
+/// state machine (or ``AuthEngine/createGrant(account:client:scope:startsSession:authenticatedAt:)``), minted and
 /// stored by the driver.
 struct GrantPlan: Equatable {
     var client: ClientID

@@ -99,15 +99,7 @@ struct AccountRevocationTests {
         _ = try await harness.engine.revokeAllGrants(of: Harness.account)
         harness.clock.advance(by: 1)
         let verifier = harness.newVerifier()
-        let issued = try await harness.engine.issueCode(
-            account: Harness.account,
-            client: .tilecastIOS,
-            redirectURI: Harness.callback,
-            codeChallenge: PKCE.s256Challenge(for: verifier),
-            codeChallengeMethod: "S256",
-            scope: Harness.scope,
-            authenticatedAt: authenticatedAt
-        )
+        let issued = try await harness.issue(verifier: verifier, authenticatedAt: authenticatedAt)
         // The code's lifetime still runs from its issue.
         #expect(issued.expiresAt == harness.clock.now().addingTimeInterval(60))
         let exchange = await harness.exchange(code: issued.code.unredactedValue, verifier: verifier)

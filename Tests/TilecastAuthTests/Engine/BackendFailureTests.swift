@@ -62,7 +62,7 @@ struct BackendFailureTests {
         }
         let harness = try Harness()
         let store = harness.memory
-        let engine = try IOSSessionEngine(store: store, accounts: DownDirectory(), timeSource: harness.clock)
+        let engine = try AuthEngine(store: store, accounts: DownDirectory(), timeSource: harness.clock)
         let verifier = "dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"
         let code = try await harness.insertCode(challenge: CodeChallenge.s256(for: verifier))
         let before = store.snapshot()

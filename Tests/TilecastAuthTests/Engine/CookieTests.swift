@@ -87,7 +87,7 @@ struct CookieTests {
     func refused(configuration: SessionCookieConfiguration, error: ConfigurationError) {
         #expect(throws: error) { try configuration.validate() }
         #expect(throws: error) {
-            _ = try IOSSessionEngine(
+            _ = try AuthEngine(
                 configuration: EngineConfiguration(cookie: configuration),
                 store: InMemoryGrantStore(clients: []),
                 accounts: InMemoryAccountDirectory()

@@ -18,14 +18,7 @@ struct AuthorizationResponseTests {
     func success() async throws {
         let harness = try Harness()
         let verifier = harness.newVerifier()
-        let issued = try await harness.engine.issueCode(
-            account: Harness.account,
-            client: .tilecastIOS,
-            redirectURI: Harness.callback,
-            codeChallenge: PKCE.s256Challenge(for: verifier),
-            codeChallengeMethod: "S256",
-            scope: Harness.scope
-        )
+        let issued = try await harness.issue(verifier: verifier)
         let state = "a&code=tca_forged#frag ment+%41é"
         let response = AuthorizationResponse.success(
             issued,

@@ -15,7 +15,7 @@ struct SamplingSecurityEventObserverTests {
         let log = RecordingObserver()
         let sampler = SamplingSecurityEventObserver(wrapping: log, window: .seconds(60), timeSource: clock)
         let harness = try Harness(rateLimiter: InMemoryRateLimiter(capacity: 1, refillInterval: 3600))
-        let engine = try IOSSessionEngine(
+        let engine = try AuthEngine(
             store: harness.memory,
             accounts: harness.accounts,
             rateLimiter: InMemoryRateLimiter(capacity: 1, refillInterval: 3600),

@@ -22,7 +22,7 @@ struct PostgresConcurrencyTests {
     /// `count` instances on one schema: engines with their own stores and pools, one clock.
     struct Instances {
         let stores: [PostgresGrantStore]
-        let engines: [IOSSessionEngine]
+        let engines: [AuthEngine]
         let clock: ManualTimeSource
 
         init(count: Int, configuration: EngineConfiguration = EngineConfiguration()) async throws {
@@ -40,7 +40,7 @@ struct PostgresConcurrencyTests {
             let clock = ManualTimeSource()
             let accounts = InMemoryAccountDirectory(activeAccounts: [PostgresConcurrencyTests.account])
             self.engines = try stores.enumerated().map { index, store in
-                try IOSSessionEngine(
+                try AuthEngine(
                     configuration: configuration,
                     store: store,
                     accounts: accounts,

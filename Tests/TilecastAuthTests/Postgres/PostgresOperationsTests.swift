@@ -126,7 +126,7 @@ struct PostgresOperationsTests {
             )
         )
         await #expect(throws: PostgresError.self) { _ = try await store.grant(GrantID(rawValue: UUID())) }
-        let engine = try IOSSessionEngine(store: store, accounts: InMemoryAccountDirectory(activeAccounts: []))
+        let engine = try AuthEngine(store: store, accounts: InMemoryAccountDirectory(activeAccounts: []))
         let response = await engine.handle(request: PostgresTestDatabase.unknownRefreshTokenRequest)
         #expect(response.status == 503)
     }

@@ -73,7 +73,7 @@ struct PostgresTimeoutTests {
         // It gave up on its own, long before the connection came back.
         #expect(ContinuousClock.now - started < .seconds(2))
 
-        let engine = try IOSSessionEngine(store: store, accounts: InMemoryAccountDirectory(activeAccounts: []))
+        let engine = try AuthEngine(store: store, accounts: InMemoryAccountDirectory(activeAccounts: []))
         let response = await engine.handle(request: PostgresTestDatabase.unknownRefreshTokenRequest)
         #expect(response.status == 503, "\(String(decoding: response.body, as: UTF8.self))")
 

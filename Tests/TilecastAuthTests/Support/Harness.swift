@@ -29,7 +29,7 @@ struct Harness {
     let clock: ManualTimeSource
     let random: SeededRandomSource
     let observer: RecordingObserver
-    let engine: IOSSessionEngine
+    let engine: AuthEngine
 
     init(
         configuration: EngineConfiguration = EngineConfiguration(),
@@ -42,7 +42,7 @@ struct Harness {
         clock = ManualTimeSource()
         random = SeededRandomSource(seed: seed)
         observer = RecordingObserver()
-        engine = try IOSSessionEngine(
+        engine = try AuthEngine(
             configuration: configuration,
             store: faults,
             accounts: accounts,
@@ -55,8 +55,8 @@ struct Harness {
 
     /// Another engine on the same store, clock and accounts — a second endpoint of the same server, or
     /// one serving another client.
-    func engine(serving configuration: EngineConfiguration) throws -> IOSSessionEngine {
-        try IOSSessionEngine(
+    func engine(serving configuration: EngineConfiguration) throws -> AuthEngine {
+        try AuthEngine(
             configuration: configuration,
             store: faults,
             accounts: accounts,
@@ -86,15 +86,28 @@ struct Harness {
         scope: String = Harness.scope,
         account: AccountID = Harness.account
     ) async throws -> String {
-        let issued = try await engine.issueCode(
+        try await issue(verifier: verifier, client: client, redirectURI: redirectURI, scope: scope, account: account)
+            .code.unredactedValue
+    }
+
+    /// Issues a code through the engine, as the authorize step would, and returns what the engine did.
+    func issue(
+        verifier: String,
+        client: ClientID = .tilecastIOS,
+        redirectURI: String = Harness.callback,
+        scope: String = Harness.scope,
+        account: AccountID = Harness.account,
+        authenticatedAt: Date? = nil
+    ) async throws -> IssuedCode {
+        try await engine.issueCode(
             account: account,
             client: client,
             redirectURI: redirectURI,
             codeChallenge: PKCE.s256Challenge(for: verifier),
             codeChallengeMethod: "S256",
-            scope: scope
+            scope: scope,
+            authenticatedAt: authenticatedAt
         )
-        return issued.code.unredactedValue
     }
 
     /// Writes a code straight to the store, past `issueCode`'s checks — for codes it would refuse to issue.
@@ -135,7 +148,7 @@ struct Harness {
         redirectURI: String = Harness.callback,
         clientID: String = "tilecast-ios",
         extra: [String: Any] = [:],
-        on engine: IOSSessionEngine? = nil
+        on engine: AuthEngine? = nil
     ) async -> TestResponse {
         var body: [String: Any] = [
             "grant_type": "authorization_code",
@@ -152,7 +165,7 @@ struct Harness {
         _ token: String,
         studioSession: Bool? = nil,
         clientID: String = "tilecast-ios",
-        on engine: IOSSessionEngine? = nil
+        on engine: AuthEngine? = nil
     ) async -> TestResponse {
         var body: [String: Any] = ["grant_type": "refresh_token", "client_id": clientID, "refresh_token": token]
         if let studioSession {
@@ -161,7 +174,7 @@ struct Harness {
         return await post(json: body, on: engine)
     }
 
-    func post(json: [String: Any], on engine: IOSSessionEngine? = nil) async -> TestResponse {
+    func post(json: [String: Any], on engine: AuthEngine? = nil) async -> TestResponse {
         let data = try! JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
         return await post(body: Array(data), on: engine)
     }
@@ -171,7 +184,7 @@ struct Harness {
         method: String = "POST",
         headers: HeaderFields = ["Content-Type": "application/json"],
         peer: String? = "192.0.2.10",
-        on engine: IOSSessionEngine? = nil
+        on engine: AuthEngine? = nil
     ) async -> TestResponse {
         let request = EndpointRequest(method: method, headers: headers, body: body, peerAddress: peer)
         return TestResponse(response: await (engine ?? self.engine).handle(request: request))

@@ -22,7 +22,7 @@ public final class DevServer: Sendable {
         )
     ]
 
-    public let engine: IOSSessionEngine
+    public let engine: AuthEngine
     let configuration: DevServerConfiguration
     let cookie: SessionCookieConfiguration
     private let http: HTTPServer
@@ -56,7 +56,7 @@ public final class DevServer: Sendable {
             store = postgres
             postgresStore = postgres
         }
-        engine = try IOSSessionEngine(
+        engine = try AuthEngine(
             configuration: EngineConfiguration(callbackURI: Self.callback, cookie: cookie),
             store: store,
             accounts: InMemoryAccountDirectory(activeAccounts: Set(Self.demoAccounts.map(\.id)))

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
-extension IOSSessionEngine {
+extension AuthEngine {
     /// Answers one request to `POST /api/v1/oauth/ios-session`.
     ///
     /// This is the whole endpoint: rate limiting, validation, the `authorization_code` and

@@ -2,7 +2,7 @@
 
 import TilecastAuth
 
-extension IOSSessionEngine {
+extension AuthEngine {
     /// Issues a code for a fresh verifier from `random`, as the authorize step would for the iOS client
     /// and its callback; returns the code and the verifier.
     func issueTestCode(

@@ -1,19 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 
-/// The ios-session engine: the domain logic of `POST /api/v1/oauth/ios-session` and of the lifecycle
-/// around it, for a Swift server to embed.
+/// The engine of Tilecast's sign-in: the domain logic of `POST /api/v1/oauth/ios-session` and of
+/// everything around its grants, for a Swift server to embed.
 ///
 /// One value holds the configuration, the store, the account directory, the rate limiter, the observer,
 /// the clock and the random source. It offers:
 /// - ``handle(request:)``, the endpoint itself: HTTP request in, HTTP response out, never throwing and
 ///   never trapping on any input;
-/// - the lifecycle operations the endpoint's contract names, sharing the same store and clock:
-///   ``issueCode(account:client:redirectURI:codeChallenge:codeChallengeMethod:scope:authenticatedAt:)`` for the
-///   authorize step, ``revokeGrant(_:)``, ``signOut(sessionCookieValue:)``,
-///   ``authenticateSession(cookieValue:)`` and ``authenticateBearer(authorization:)``.
+/// - the lifecycle of every grant, sharing the same store and clock — the iOS app's and those of the
+///   server's other flows: ``issueCode(account:client:redirectURI:codeChallenge:codeChallengeMethod:scope:authenticatedAt:)``
+///   for the authorize step, ``createGrant(account:client:scope:startsSession:authenticatedAt:)`` for the
+///   web login or a device flow, ``revokeGrant(_:)``, ``revokeAllGrants(of:)``,
+///   ``signOut(sessionCookieValue:)``;
+/// - the checks on every later request: ``authenticateSession(cookieValue:)`` and
+///   ``authenticateBearer(authorization:)``.
+///
+/// It was `IOSSessionEngine`, a name that described only the first of the three.
 ///
 /// The engine is a value with no mutable state of its own; copies share the store and everything else.
-public struct IOSSessionEngine: Sendable {
+public struct AuthEngine: Sendable {
     /// The validated configuration.
     public let configuration: EngineConfiguration
     let store: any GrantStore

@@ -6,7 +6,7 @@ public import FoundationEssentials
 public import Foundation
 #endif
 
-extension IOSSessionEngine {
+extension AuthEngine {
     /// Issues an authorization code once the user has approved — the authorize step's last act.
     ///
     /// The code is bound to the client, the redirect URI, the S256 challenge and the scope

@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-extension IOSSessionEngine {
+extension AuthEngine {
     /// Authenticates a Studio session cookie value.
     ///
     /// Valid when the session exists and has not been replaced, neither it nor its grant has expired,
