@@ -12,10 +12,16 @@ extension AuthEngine {
         EndpointResponse(await exchange(request))
     }
 
-    /// Drives an ``ExchangeStateMachine`` to its answer: performs each action against the backends and
-    /// feeds the result back.
+    /// Drives an ``ExchangeStateMachine`` to its answer: performs each action against the backends, feeds
+    /// the result back, and reports what happened to the observer. The machine's actions carry everything
+    /// the call needs — the records to store, with the secrets it minted — so the driver decides nothing.
     func exchange(_ request: EndpointRequest) async -> ExchangeOutcome {
-        var machine = ExchangeStateMachine(request: request, configuration: configuration, now: timeSource.now())
+        var machine = ExchangeStateMachine(
+            request: request,
+            configuration: configuration,
+            now: timeSource.now(),
+            randomSource: randomSource
+        )
         let now = machine.now
         var action = machine.start()
         while true {
@@ -52,53 +58,47 @@ extension AuthEngine {
                     action = failed(.accountStatus, error, &machine)
                 }
 
-            case .redeemCode(let code, let plan):
-                let minted = mintGrant(nativeCredential: plan.issuesNativeCredential)
-                let issuance = plan.issuance(minted)
+            case .redeemCode(let code, let issuance):
                 do {
                     let outcome = try await store.redeemCode(code, issuing: issuance, at: now)
                     if outcome == .redeemed {
-                        observer.observe(.grantCreated(grant: minted.grant, client: plan.client, account: plan.account))
-                        observer.observe(.sessionStarted(grant: minted.grant))
+                        let grant = issuance.grant
+                        observer.observe(.grantCreated(grant: grant.id, client: grant.client, account: grant.account))
+                        observer.observe(.sessionStarted(grant: grant.id))
                     }
-                    action = machine.codeRedeemed(outcome, minted: minted)
+                    action = machine.codeRedeemed(outcome)
                 } catch {
                     action = failed(.redeemCode, error, &machine)
                 }
 
-            case .rotateRefreshToken(let plan):
-                let minted = MintedRotation(
-                    accessToken: .mint(.accessToken, using: randomSource),
-                    refreshToken: .mint(.refreshToken, using: randomSource)
-                )
+            case .rotateRefreshToken(let presented, let current, let successor, let accessToken):
                 do {
                     let outcome = try await store.rotateRefreshToken(
-                        plan.presented,
-                        replacing: plan.current,
-                        successor: plan.successor(minted),
-                        accessToken: plan.accessToken(minted),
+                        presented,
+                        replacing: current,
+                        successor: successor,
+                        accessToken: accessToken,
                         at: now
                     )
                     if outcome == .rotated {
-                        observer.observe(.refreshTokenRotated(grant: plan.grant))
+                        observer.observe(.refreshTokenRotated(grant: successor.grant))
                     }
-                    action = machine.refreshTokenRotated(outcome, minted: minted)
+                    action = machine.refreshTokenRotated(outcome)
                 } catch {
                     action = failed(.rotateRefreshToken, error, &machine)
                 }
 
-            case .replaceSession(let plan):
-                let session = OpaqueToken.mint(.studioSession, using: randomSource)
+            case .replaceSession(let session):
                 do {
-                    let outcome = try await store.replaceSession(of: plan.grant, with: plan.session(session), at: now)
+                    let outcome = try await store.replaceSession(of: session.grant, with: session, at: now)
                     if case .replaced = outcome {
-                        observer.observe(.sessionStarted(grant: plan.grant))
+                        observer.observe(.sessionStarted(grant: session.grant))
                     } else {
-                        observer.observe(.sessionStartFailed(grant: plan.grant))
+                        observer.observe(.sessionStartFailed(grant: session.grant))
                     }
-                    action = machine.sessionReplaced(outcome, session: session)
+                    action = machine.sessionReplaced(outcome)
                 } catch {
-                    observer.observe(.sessionStartFailed(grant: plan.grant))
+                    observer.observe(.sessionStartFailed(grant: session.grant))
                     action = failed(.replaceSession, error, &machine)
                 }
 
@@ -137,15 +137,5 @@ extension AuthEngine {
     ) -> ExchangeStateMachine.Action {
         observer.observe(.backendFailed(operation: operation, error: error))
         return machine.backendFailed(operation)
-    }
-
-    /// Mints a new grant's id and secrets: one random-source read each.
-    func mintGrant(nativeCredential: Bool) -> MintedGrant {
-        MintedGrant(
-            grant: GrantID(randomSource: randomSource),
-            accessToken: nativeCredential ? .mint(.accessToken, using: randomSource) : nil,
-            refreshToken: nativeCredential ? .mint(.refreshToken, using: randomSource) : nil,
-            session: .mint(.studioSession, using: randomSource)
-        )
     }
 }

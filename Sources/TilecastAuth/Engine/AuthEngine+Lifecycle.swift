@@ -116,7 +116,7 @@ extension AuthEngine {
             lifetimes: configuration.lifetimes,
             issuesNativeCredential: true
         )
-        let minted = mintGrant(nativeCredential: true)
+        let minted = MintedGrant.mint(nativeCredential: true, using: randomSource)
         let creation: GrantCreation
         do {
             var issuance = plan.issuance(minted, startsSession: startsSession)

@@ -49,8 +49,10 @@ extension ExchangeStateMachine {
 
     /// The redemption ran. Exactly one of any number of concurrent exchanges of a code gets `.redeemed`;
     /// the others arrived with valid proof for a code that is now used, which is a replay.
-    mutating func codeRedeemed(_ outcome: CodeRedemption, minted: MintedGrant) -> Action {
-        guard case .redeemingCode(let plan) = state else { preconditionFailure("codeRedeemed(_:) called in \(state)") }
+    mutating func codeRedeemed(_ outcome: CodeRedemption) -> Action {
+        guard case .redeemingCode(let plan, let minted) = state else {
+            preconditionFailure("codeRedeemed(_:) called in \(state)")
+        }
         switch outcome {
         case .redeemed:
             state = .finished

@@ -91,8 +91,14 @@ extension ExchangeStateMachine {
             refreshTokenExpiresAt: expiry(after: lifetimes.refreshTokenIdle, cappedAt: grant.expiresAt),
             accessTokenExpiresAt: expiry(after: lifetimes.accessToken, cappedAt: grant.expiresAt)
         )
-        state = .rotatingRefreshToken(attempt, plan)
-        return .rotateRefreshToken(plan)
+        let minted = MintedRotation.mint(using: randomSource)
+        state = .rotatingRefreshToken(attempt, plan, minted)
+        return .rotateRefreshToken(
+            presented: plan.presented,
+            current: plan.current,
+            successor: plan.successor(minted),
+            accessToken: plan.accessToken(minted)
+        )
     }
 
     /// The rotation ran.
@@ -100,8 +106,8 @@ extension ExchangeStateMachine {
     /// When another request rotated the token first, the token is evaluated again as it now stands:
     /// under strict rotation that is reuse, and revokes the grant; within a leeway it may be a retry of
     /// the immediately previous token, which rotates again — a bounded number of times.
-    mutating func refreshTokenRotated(_ outcome: RefreshRotation, minted: MintedRotation) -> Action {
-        guard case .rotatingRefreshToken(let attempt, let plan) = state else {
+    mutating func refreshTokenRotated(_ outcome: RefreshRotation) -> Action {
+        guard case .rotatingRefreshToken(let attempt, let plan, let minted) = state else {
             preconditionFailure("refreshTokenRotated(_:) called in \(state)")
         }
         let grant = attempt.lookup.grant
@@ -122,8 +128,9 @@ extension ExchangeStateMachine {
                 now: now,
                 expiresAt: expiry(after: configuration.lifetimes.studioSession, cappedAt: grant.expiresAt)
             )
-            state = .replacingSession(credential, sessionPlan)
-            return .replaceSession(sessionPlan)
+            let session = OpaqueToken.mint(.studioSession, using: randomSource)
+            state = .replacingSession(credential, sessionPlan, session)
+            return .replaceSession(sessionPlan.session(session))
         case .superseded(let lookup):
             switch evaluate(lookup, presented: attempt.presented) {
             case .refuse(let reason):
@@ -146,8 +153,8 @@ extension ExchangeStateMachine {
 
     /// The session replacement ran. If the grant was revoked between the rotation and now, the session
     /// cannot start: the rotated credential is still returned, with `authenticated: false`.
-    mutating func sessionReplaced(_ outcome: SessionReplacement, session: OpaqueToken) -> Action {
-        guard case .replacingSession(let credential, let plan) = state else {
+    mutating func sessionReplaced(_ outcome: SessionReplacement) -> Action {
+        guard case .replacingSession(let credential, let plan, let session) = state else {
             preconditionFailure("sessionReplaced(_:) called in \(state)")
         }
         state = .finished

@@ -8,10 +8,13 @@ import Foundation
 
 /// The decisions of one ios-session request, as a pure state machine.
 ///
-/// The machine does no I/O: it has no store, no clock and no random source. Each input method takes the
-/// result of the previous action and returns the next ``Action``; the driver
-/// (``AuthEngine/handle(request:)``) performs it and feeds the result back until the machine says
-/// `.respond`. Every decision is therefore testable step by step, without a store.
+/// The machine does no I/O: it has no store and no clock of its own — it is given the request's one
+/// reading of the clock — and it mints the secrets of what it stores from the random source it is given.
+/// Each input method takes the result of the previous action and returns the next ``Action``, which
+/// carries everything the call needs: the records to store, secrets minted, as in postgres-nio's
+/// `ConnectionStateMachine`. The driver (``AuthEngine/handle(request:)``) only performs the action,
+/// reports what happened to the observer and feeds the result back, until the machine says `.respond`.
+/// Every decision is therefore testable step by step, without a store.
 ///
 /// The order of its steps is the security argument. Everything that can refuse a request runs *before*
 /// anything is consumed ("refuse before consume"): a refused request leaves the store exactly as it was,
@@ -50,12 +53,18 @@ struct ExchangeStateMachine {
         case loadRefreshToken(SecretDigest)
         /// Ask the account directory for this account's status.
         case checkAccount(AccountID)
-        /// Mint the grant's secrets and redeem the code, storing the grant — one atomic operation.
-        case redeemCode(SecretDigest, GrantPlan)
-        /// Mint a new refresh and access token and rotate — one atomic operation.
-        case rotateRefreshToken(RotationPlan)
-        /// Mint a session id and replace the grant's session — one atomic operation.
-        case replaceSession(SessionPlan)
+        /// Redeem the code with this digest, storing this issuance — one atomic operation.
+        case redeemCode(SecretDigest, GrantIssuance)
+        /// Rotate: the presented token, the current token the grant must still have, the successor and
+        /// the access token to store — one atomic operation.
+        case rotateRefreshToken(
+            presented: SecretDigest,
+            current: SecretDigest,
+            successor: RefreshToken,
+            accessToken: AccessToken
+        )
+        /// Store this session as its grant's only one — one atomic operation.
+        case replaceSession(StudioSession)
         /// Revoke the grant because a used code or rotated refresh token came back.
         case revokeGrant(GrantID, RevocationReason)
         /// Send this answer.
@@ -77,11 +86,11 @@ struct ExchangeStateMachine {
         case admitting(EndpointRequest)
         case loadingCode(ExchangeRequest.AuthorizationCode, SecretDigest)
         case checkingCodeAccount(SecretDigest, GrantPlan)
-        case redeemingCode(GrantPlan)
+        case redeemingCode(GrantPlan, MintedGrant)
         case loadingRefreshToken(ExchangeRequest.RefreshToken, SecretDigest)
         case checkingRefreshAccount(RefreshAttempt)
-        case rotatingRefreshToken(RefreshAttempt, RotationPlan)
-        case replacingSession(IssuedCredential, SessionPlan)
+        case rotatingRefreshToken(RefreshAttempt, RotationPlan, MintedRotation)
+        case replacingSession(IssuedCredential, SessionPlan, OpaqueToken)
         case revokingGrant(RefusalReason)
         case finished
     }
@@ -92,11 +101,14 @@ struct ExchangeStateMachine {
     let configuration: EngineConfiguration
     /// The request's one reading of the clock; every expiry is measured against it.
     let now: Date
+    /// Where the secrets the machine's actions carry come from.
+    let randomSource: any RandomSource
     var state: State
 
-    init(request: EndpointRequest, configuration: EngineConfiguration, now: Date) {
+    init(request: EndpointRequest, configuration: EngineConfiguration, now: Date, randomSource: any RandomSource) {
         self.configuration = configuration
         self.now = now
+        self.randomSource = randomSource
         self.state = .initial(request)
     }
 
@@ -149,8 +161,9 @@ struct ExchangeStateMachine {
         switch state {
         case .checkingCodeAccount(let code, let plan):
             guard status == .active else { return refuse(.accountInactive) }
-            state = .redeemingCode(plan)
-            return .redeemCode(code, plan)
+            let minted = MintedGrant.mint(nativeCredential: plan.issuesNativeCredential, using: randomSource)
+            state = .redeemingCode(plan, minted)
+            return .redeemCode(code, plan.issuance(minted))
         case .checkingRefreshAccount(let attempt):
             guard status == .active else { return refuse(.accountInactive) }
             return rotate(attempt)
@@ -173,7 +186,7 @@ struct ExchangeStateMachine {
     /// rotated, so the new credential is returned with `authenticated: false` and no cookie, as the
     /// endpoint's contract requires.
     mutating func backendFailed(_ operation: BackendOperation) -> Action {
-        if case .replacingSession(let credential, _) = state {
+        if case .replacingSession(let credential, _, _) = state {
             state = .finished
             return .respond(.success(credential: credential, cookie: nil))
         }

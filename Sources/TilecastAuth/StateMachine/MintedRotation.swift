@@ -4,4 +4,12 @@
 struct MintedRotation: Sendable {
     var accessToken: OpaqueToken
     var refreshToken: OpaqueToken
+
+    /// An access token and a refresh token: one random-source read each, in this order.
+    static func mint(using random: some RandomSource) -> MintedRotation {
+        MintedRotation(
+            accessToken: .mint(.accessToken, using: random),
+            refreshToken: .mint(.refreshToken, using: random)
+        )
+    }
 }

@@ -25,7 +25,8 @@ struct ExchangeStateMachineTests {
                 peerAddress: "192.0.2.1"
             ),
             configuration: configuration,
-            now: Self.now
+            now: Self.now,
+            randomSource: SeededRandomSource()
         )
     }
 
@@ -76,13 +77,24 @@ struct ExchangeStateMachineTests {
             throw Failure("expected .checkAccount")
         }
         #expect(account == "a")
-        guard case .redeemCode(let redeemed, let plan) = machine.accountChecked(.active) else {
+        guard case .redeemCode(let redeemed, let issuance) = machine.accountChecked(.active) else {
             throw Failure("expected .redeemCode")
         }
+        // The action carries the whole issuance, secrets minted: the driver only stores it.
         #expect(redeemed == code.digest)
-        #expect(plan.scope.rawValue == "profile")
-        #expect(plan.grantExpiresAt == Self.now.addingTimeInterval(365 * 86_400))
-        #expect(plan.accessTokenExpiresAt == Self.now.addingTimeInterval(900))
+        #expect(issuance.grant.scope.rawValue == "profile")
+        #expect(issuance.grant.account == "a")
+        #expect(issuance.grant.expiresAt == Self.now.addingTimeInterval(365 * 86_400))
+        #expect(issuance.accessToken?.expiresAt == Self.now.addingTimeInterval(900))
+        #expect(issuance.grant.currentRefreshToken == issuance.refreshToken?.digest)
+        #expect(issuance.grant.session == issuance.session?.digest)
+        guard case .respond(.success(let credential, let cookie)) = machine.codeRedeemed(.redeemed) else {
+            throw Failure("expected a success")
+        }
+        #expect(credential?.accessToken.digest == issuance.accessToken?.digest)
+        #expect(credential?.refreshToken.digest == issuance.refreshToken?.digest)
+        let sessionID = try #require(cookie?.headerValue.split(separator: ";").first?.split(separator: "=").last)
+        #expect(OpaqueToken(presented: String(sessionID), as: .studioSession)?.digest == issuance.session?.digest)
     }
 
     @Test("A wrong verifier is refused right after the code is loaded: nothing else happens")
@@ -140,18 +152,7 @@ struct ExchangeStateMachineTests {
         var machine = loadingCode(code)
         guard case .checkAccount = machine.codeLoaded(storedCode(code)) else { throw Failure("expected .checkAccount") }
         guard case .redeemCode = machine.accountChecked(.active) else { throw Failure("expected .redeemCode") }
-        let random = SeededRandomSource()
-        let minted = MintedGrant(
-            grant: GrantID(randomSource: random),
-            accessToken: .mint(.accessToken, using: random),
-            refreshToken: .mint(.refreshToken, using: random),
-            session: .mint(.studioSession, using: random)
-        )
-        guard
-            case .revokeGrant(let grant, .codeReplayed) = machine.codeRedeemed(
-                .alreadyRedeemed(grant: Self.grantID),
-                minted: minted
-            )
+        guard case .revokeGrant(let grant, .codeReplayed) = machine.codeRedeemed(.alreadyRedeemed(grant: Self.grantID))
         else { throw Failure("expected .revokeGrant") }
         #expect(grant == Self.grantID)
     }
@@ -168,7 +169,8 @@ struct ExchangeStateMachineTests {
         var machine = ExchangeStateMachine(
             request: EndpointRequest(method: "PUT", headers: [:], body: [], peerAddress: nil),
             configuration: EngineConfiguration(),
-            now: Self.now
+            now: Self.now,
+            randomSource: SeededRandomSource()
         )
         #expect(refusal(machine.start()) == .methodNotAllowed)
     }
@@ -261,26 +263,14 @@ struct ExchangeStateMachineTests {
         return (machine, found)
     }
 
-    private func minted(_ random: SeededRandomSource) -> MintedRotation {
-        MintedRotation(
-            accessToken: .mint(.accessToken, using: random),
-            refreshToken: .mint(.refreshToken, using: random)
-        )
-    }
-
     @Test("A grant revoked between rotation and session start: the credential comes back without a cookie")
     func sessionGrantNotLive() throws {
         let random = SeededRandomSource()
         var (machine, _) = try rotating(.mint(.refreshToken, using: random))
-        guard case .replaceSession = machine.refreshTokenRotated(.rotated, minted: minted(random)) else {
+        guard case .replaceSession = machine.refreshTokenRotated(.rotated) else {
             throw Failure("expected .replaceSession")
         }
-        guard
-            case .respond(.success(let credential, let cookie)) = machine.sessionReplaced(
-                .grantNotLive,
-                session: .mint(.studioSession, using: random)
-            )
-        else {
+        guard case .respond(.success(let credential, let cookie)) = machine.sessionReplaced(.grantNotLive) else {
             throw Failure("expected a success")
         }
         #expect(credential != nil)
@@ -299,10 +289,12 @@ struct ExchangeStateMachineTests {
             var superseded = found
             superseded.token.state = .rotated(rotatedAt: Self.now, successor: successor)
             superseded.grant.currentRefreshToken = successor
-            action = machine.refreshTokenRotated(.superseded(current: superseded), minted: minted(random))
+            action = machine.refreshTokenRotated(.superseded(current: superseded))
             if generation < ExchangeStateMachine.maximumRotations - 1 {
-                guard case .rotateRefreshToken(let plan) = action else { throw Failure("expected another rotation") }
-                #expect(plan.current == successor)
+                guard case .rotateRefreshToken(_, let current, _, _) = action else {
+                    throw Failure("expected another rotation")
+                }
+                #expect(current == successor)
             }
         }
         #expect(refusal(action) == .refreshTokenContended)
@@ -324,8 +316,10 @@ struct ExchangeStateMachineTests {
     func sessionFailureAfterRotation() throws {
         let random = SeededRandomSource()
         var (machine, _) = try rotating(.mint(.refreshToken, using: random))
-        let minted = minted(random)
-        guard case .replaceSession = machine.refreshTokenRotated(.rotated, minted: minted) else {
+        guard case .rotatingRefreshToken(_, _, let minted) = machine.state else {
+            throw Failure("expected a rotation under way")
+        }
+        guard case .replaceSession = machine.refreshTokenRotated(.rotated) else {
             throw Failure("expected .replaceSession")
         }
         guard case .respond(.success(let credential, let cookie)) = machine.backendFailed(.replaceSession) else {
