@@ -37,109 +37,285 @@ struct BadInputTests {
         #expect(response.setCookies.count == 1)
     }
 
-    /// Every malformed request: (description, method, content type, body, status, error code).
-    static let cases: [(String, String, String?, String, Int, String)] = [
-        ("GET", "GET", "application/json", "{}", 405, "invalid_request"),
-        ("lowercase post", "post", "application/json", "{}", 405, "invalid_request"),
-        ("no content type", "POST", nil, "{}", 415, "invalid_request"),
-        (
-            "form encoding", "POST", "application/x-www-form-urlencoded", "grant_type=refresh_token", 415,
-            "invalid_request"
+    /// A malformed request and the refusal it gets.
+    struct MalformedRequest: Sendable, CustomTestStringConvertible {
+        var description: String
+        var method: String
+        var contentType: String?
+        var body: String
+        var status: Int
+        var error: String
+
+        var testDescription: String { description }
+    }
+
+    /// Every malformed request.
+    static let cases: [MalformedRequest] = [
+        MalformedRequest(
+            description: "GET",
+            method: "GET",
+            contentType: "application/json",
+            body: "{}",
+            status: 405,
+            error: "invalid_request"
         ),
-        ("text/plain", "POST", "text/plain", "{}", 415, "invalid_request"),
-        ("latin-1", "POST", "application/json; charset=iso-8859-1", "{}", 415, "invalid_request"),
-        ("json+suffix", "POST", "application/jsonx", "{}", 415, "invalid_request"),
+        MalformedRequest(
+            description: "lowercase post",
+            method: "post",
+            contentType: "application/json",
+            body: "{}",
+            status: 405,
+            error: "invalid_request"
+        ),
+        MalformedRequest(
+            description: "no content type",
+            method: "POST",
+            contentType: nil,
+            body: "{}",
+            status: 415,
+            error: "invalid_request"
+        ),
+        MalformedRequest(
+            description: "form encoding",
+            method: "POST",
+            contentType: "application/x-www-form-urlencoded",
+            body: "grant_type=refresh_token",
+            status: 415,
+            error: "invalid_request"
+        ),
+        MalformedRequest(
+            description: "text/plain",
+            method: "POST",
+            contentType: "text/plain",
+            body: "{}",
+            status: 415,
+            error: "invalid_request"
+        ),
+        MalformedRequest(
+            description: "latin-1",
+            method: "POST",
+            contentType: "application/json; charset=iso-8859-1",
+            body: "{}",
+            status: 415,
+            error: "invalid_request"
+        ),
+        MalformedRequest(
+            description: "json+suffix",
+            method: "POST",
+            contentType: "application/jsonx",
+            body: "{}",
+            status: 415,
+            error: "invalid_request"
+        ),
         // A ";" inside a quoted parameter value is not a parameter boundary (RFC 9110 §5.6.4): the media
         // type is JSON, and the empty object is then refused for its missing grant_type, not with 415.
-        ("quoted ;", "POST", #"application/json; foo="a;charset=utf-16""#, "{}", 400, "invalid_request"),
-        ("empty body", "POST", "application/json", "", 400, "invalid_request"),
-        ("not JSON", "POST", "application/json", "grant_type=refresh_token", 400, "invalid_request"),
-        ("array", "POST", "application/json", "[]", 400, "invalid_request"),
-        ("truncated", "POST", "application/json", #"{"grant_type":"refresh_to"#, 400, "invalid_request"),
-        (
-            "duplicate grant_type", "POST", "application/json",
-            #"{"grant_type":"refresh_token","grant_type":"authorization_code","client_id":"tilecast-ios","refresh_token":"x"}"#,
-            400, "invalid_request"
+        MalformedRequest(
+            description: "quoted ;",
+            method: "POST",
+            contentType: #"application/json; foo="a;charset=utf-16""#,
+            body: "{}",
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "duplicate via escape", "POST", "application/json",
-            #"{"client_id":"tilecast-ios","client\u005fid":"tilecast-web","grant_type":"refresh_token","refresh_token":"x"}"#,
-            400, "invalid_request"
+        MalformedRequest(
+            description: "empty body",
+            method: "POST",
+            contentType: "application/json",
+            body: "",
+            status: 400,
+            error: "invalid_request"
         ),
-        ("missing grant_type", "POST", "application/json", #"{"client_id":"tilecast-ios"}"#, 400, "invalid_request"),
-        (
-            "null grant_type", "POST", "application/json", #"{"grant_type":null,"client_id":"tilecast-ios"}"#, 400,
-            "invalid_request"
+        MalformedRequest(
+            description: "not JSON",
+            method: "POST",
+            contentType: "application/json",
+            body: "grant_type=refresh_token",
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "numeric grant_type", "POST", "application/json", #"{"grant_type":1,"client_id":"tilecast-ios"}"#, 400,
-            "invalid_request"
+        MalformedRequest(
+            description: "array",
+            method: "POST",
+            contentType: "application/json",
+            body: "[]",
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "unknown grant_type", "POST", "application/json", #"{"grant_type":"password","client_id":"tilecast-ios"}"#,
-            400, "unsupported_grant_type"
+        MalformedRequest(
+            description: "truncated",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":"refresh_to"#,
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "client_credentials", "POST", "application/json", #"{"grant_type":"client_credentials"}"#, 400,
-            "unsupported_grant_type"
+        MalformedRequest(
+            description: "duplicate grant_type",
+            method: "POST",
+            contentType: "application/json",
+            body:
+                #"{"grant_type":"refresh_token","grant_type":"authorization_code","client_id":"tilecast-ios","refresh_token":"x"}"#,
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "missing client_id", "POST", "application/json", #"{"grant_type":"refresh_token","refresh_token":"x"}"#,
-            400, "invalid_request"
+        MalformedRequest(
+            description: "duplicate via escape",
+            method: "POST",
+            contentType: "application/json",
+            body:
+                #"{"client_id":"tilecast-ios","client\u005fid":"tilecast-web","grant_type":"refresh_token","refresh_token":"x"}"#,
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "empty client_id", "POST", "application/json",
-            #"{"grant_type":"refresh_token","client_id":"","refresh_token":"x"}"#, 400, "invalid_request"
+        MalformedRequest(
+            description: "missing grant_type",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"client_id":"tilecast-ios"}"#,
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "array client_id", "POST", "application/json",
-            #"{"grant_type":"refresh_token","client_id":["tilecast-ios"],"refresh_token":"x"}"#, 400, "invalid_request"
+        MalformedRequest(
+            description: "null grant_type",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":null,"client_id":"tilecast-ios"}"#,
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "other client_id", "POST", "application/json",
-            #"{"grant_type":"refresh_token","client_id":"tilecast-cli","refresh_token":"x"}"#, 400, "invalid_client"
+        MalformedRequest(
+            description: "numeric grant_type",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":1,"client_id":"tilecast-ios"}"#,
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "missing refresh_token", "POST", "application/json",
-            #"{"grant_type":"refresh_token","client_id":"tilecast-ios"}"#, 400, "invalid_request"
+        MalformedRequest(
+            description: "unknown grant_type",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":"password","client_id":"tilecast-ios"}"#,
+            status: 400,
+            error: "unsupported_grant_type"
         ),
-        (
-            "numeric refresh_token", "POST", "application/json",
-            #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":7}"#, 400, "invalid_request"
+        MalformedRequest(
+            description: "client_credentials",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":"client_credentials"}"#,
+            status: 400,
+            error: "unsupported_grant_type"
         ),
-        (
-            "string studio_session", "POST", "application/json",
-            #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"x","studio_session":"true"}"#,
-            400, "invalid_request"
+        MalformedRequest(
+            description: "missing client_id",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":"refresh_token","refresh_token":"x"}"#,
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "missing code", "POST", "application/json",
-            #"{"grant_type":"authorization_code","client_id":"tilecast-ios","redirect_uri":"tilecast-ios://oauth/callback","code_verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#,
-            400, "invalid_request"
+        MalformedRequest(
+            description: "empty client_id",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":"refresh_token","client_id":"","refresh_token":"x"}"#,
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "missing redirect_uri", "POST", "application/json",
-            #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","code_verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#,
-            400, "invalid_request"
+        MalformedRequest(
+            description: "array client_id",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":"refresh_token","client_id":["tilecast-ios"],"refresh_token":"x"}"#,
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "missing code_verifier", "POST", "application/json",
-            #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","redirect_uri":"tilecast-ios://oauth/callback"}"#,
-            400, "invalid_request"
+        MalformedRequest(
+            description: "other client_id",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":"refresh_token","client_id":"tilecast-cli","refresh_token":"x"}"#,
+            status: 400,
+            error: "invalid_client"
         ),
-        (
-            "short code_verifier", "POST", "application/json",
-            #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","redirect_uri":"tilecast-ios://oauth/callback","code_verifier":"short"}"#,
-            400, "invalid_request"
+        MalformedRequest(
+            description: "missing refresh_token",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":"refresh_token","client_id":"tilecast-ios"}"#,
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "unknown code", "POST", "application/json",
-            #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","redirect_uri":"tilecast-ios://oauth/callback","code_verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#,
-            400, "invalid_grant"
+        MalformedRequest(
+            description: "numeric refresh_token",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":7}"#,
+            status: 400,
+            error: "invalid_request"
         ),
-        (
-            "unknown refresh token", "POST", "application/json",
-            #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"x"}"#, 400, "invalid_grant"
+        MalformedRequest(
+            description: "string studio_session",
+            method: "POST",
+            contentType: "application/json",
+            body:
+                #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"x","studio_session":"true"}"#,
+            status: 400,
+            error: "invalid_request"
+        ),
+        MalformedRequest(
+            description: "missing code",
+            method: "POST",
+            contentType: "application/json",
+            body:
+                #"{"grant_type":"authorization_code","client_id":"tilecast-ios","redirect_uri":"tilecast-ios://oauth/callback","code_verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#,
+            status: 400,
+            error: "invalid_request"
+        ),
+        MalformedRequest(
+            description: "missing redirect_uri",
+            method: "POST",
+            contentType: "application/json",
+            body:
+                #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","code_verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#,
+            status: 400,
+            error: "invalid_request"
+        ),
+        MalformedRequest(
+            description: "missing code_verifier",
+            method: "POST",
+            contentType: "application/json",
+            body:
+                #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","redirect_uri":"tilecast-ios://oauth/callback"}"#,
+            status: 400,
+            error: "invalid_request"
+        ),
+        MalformedRequest(
+            description: "short code_verifier",
+            method: "POST",
+            contentType: "application/json",
+            body:
+                #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","redirect_uri":"tilecast-ios://oauth/callback","code_verifier":"short"}"#,
+            status: 400,
+            error: "invalid_request"
+        ),
+        MalformedRequest(
+            description: "unknown code",
+            method: "POST",
+            contentType: "application/json",
+            body:
+                #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","redirect_uri":"tilecast-ios://oauth/callback","code_verifier":"dBjftJeZ4CVP-mB92K27uhbUJU1p1r_wW1gFWFOEjXk"}"#,
+            status: 400,
+            error: "invalid_grant"
+        ),
+        MalformedRequest(
+            description: "unknown refresh token",
+            method: "POST",
+            contentType: "application/json",
+            body: #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"x"}"#,
+            status: 400,
+            error: "invalid_grant"
         ),
     ]
 
@@ -147,14 +323,10 @@ struct BadInputTests {
         "Malformed requests get the right status and code, in the JSON envelope, and change nothing",
         arguments: cases
     )
-    func malformed(
-        description: String,
-        method: String,
-        contentType: String?,
-        body: String,
-        status: Int,
-        code: String
-    ) async throws {
+    func malformed(_ request: MalformedRequest) async throws {
+        let (description, method, contentType, body, status, code) = (
+            request.description, request.method, request.contentType, request.body, request.status, request.error
+        )
         let harness = try Harness()
         _ = try await harness.signIn()
         let before = harness.memory.snapshot()
