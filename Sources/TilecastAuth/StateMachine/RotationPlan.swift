@@ -26,3 +26,17 @@ struct RotationPlan: Equatable {
         AccessToken(digest: minted.accessToken.digest, grant: grant, issuedAt: now, expiresAt: accessTokenExpiresAt)
     }
 }
+
+/// The fresh secrets for one refresh-token rotation.
+struct MintedRotation: Sendable {
+    var accessToken: OpaqueToken
+    var refreshToken: OpaqueToken
+
+    /// An access token and a refresh token: one random-source read each, in this order.
+    static func mint(using random: some RandomSource) -> MintedRotation {
+        MintedRotation(
+            accessToken: .mint(.accessToken, using: random),
+            refreshToken: .mint(.refreshToken, using: random)
+        )
+    }
+}

@@ -16,6 +16,11 @@ public import Foundation
 ///
 /// The store only ever receives ``SecretDigest``s, never a code, token or session id.
 ///
+/// The outcomes — ``CodeRedemption``, ``GrantCreation``, ``RefreshRotation``, ``SessionReplacement``,
+/// ``GrantRevocation`` — are enums on purpose, unlike the library's error and event types: each is a
+/// closed set that is part of this contract, and a new outcome would be a new contract that every store
+/// must implement, so a `switch` that stops compiling is what a store's author should see.
+///
 /// ## Atomicity
 /// An operation documented as atomic must behave as if no other operation ran during it: under any
 /// number of concurrent callers, the outcome each caller sees is one some serial order would give. In
