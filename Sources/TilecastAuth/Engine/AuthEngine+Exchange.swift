@@ -103,12 +103,10 @@ extension AuthEngine {
                 }
 
             case .revokeGrant(let grant, let reason):
-                switch reason {
-                case .codeReplayed:
+                if reason == .codeReplayed {
                     observer.observe(.codeReplayDetected(grant: grant, peerAddress: request.peerAddress))
-                case .refreshTokenReused:
+                } else if reason == .refreshTokenReused {
                     observer.observe(.refreshTokenReuseDetected(grant: grant, peerAddress: request.peerAddress))
-                case .signedOut, .revokedByServer: break
                 }
                 do {
                     let outcome = try await store.revokeGrant(grant, reason: reason, at: now)
