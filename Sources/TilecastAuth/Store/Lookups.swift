@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 
 // What the store's reads return: a token or session together with its grant, read at once, so that
-// revoking the grant takes everything hanging off it.
+// revoking the grant takes everything hanging off it. Three types of one shape rather than one generic
+// `Lookup<Record>`: `lookup.session` and `lookup.token` say what they hold where a generic would say
+// `lookup.record`, and a store's author implements each read against its own type.
 
 /// An access token together with its grant, as one read returns them.
 public struct AccessTokenLookup: Hashable, Sendable {
