@@ -5,7 +5,7 @@
 public struct ScenarioAction: Sendable {
     /// The kinds of action, by their key in a step.
     public enum Kind: String, Sendable, CaseIterable {
-        case issueCode, insertCode, request, exchange, refresh, concurrent, advanceClock, revokeGrant
+        case issueCode, insertCode, request, exchange, refresh, concurrent, advanceClock, setClock, revokeGrant
         case revokeAllGrants, signOut, authenticateSession, authenticateBearer, setAccount
         case failNextSessionStart, failNext, createGrant, removeExpired
 
@@ -15,12 +15,12 @@ public struct ScenarioAction: Sendable {
             case .issueCode: ["account", "client", "redirectUri", "verifier", "challenge", "challengeMethod", "scope"]
             case .insertCode:
                 ["account", "client", "redirectUri", "verifier", "challenge", "challengeMethod", "scope", "lifetime"]
-            case .request: ["method", "headers", "json", "body", "peer"]
+            case .request: ["method", "headers", "json", "body", "bodyBase64", "peer"]
             case .exchange:
                 ["code", "verifier", "redirectUri", "clientId", "extra", "omit", "method", "headers", "peer"]
             case .refresh: ["refreshToken", "studioSession", "clientId", "extra", "omit", "method", "headers", "peer"]
             case .concurrent: ["count", "request", "exchange", "refresh"]
-            case .advanceClock: ["seconds"]
+            case .advanceClock, .setClock: ["seconds"]
             case .revokeGrant: ["accessToken", "refreshToken", "sessionId"]
             case .revokeAllGrants: ["account"]
             case .signOut: ["sessionId", "cookieHeader", "token", "client"]
@@ -39,7 +39,7 @@ public struct ScenarioAction: Sendable {
             case .exchange: ["code", "verifier"]
             case .refresh: ["refreshToken"]
             case .concurrent: ["count"]
-            case .advanceClock: ["seconds"]
+            case .advanceClock, .setClock: ["seconds"]
             case .revokeAllGrants: ["account"]
             case .setAccount: ["account", "active"]
             case .failNext: ["operation"]
@@ -54,7 +54,7 @@ public struct ScenarioAction: Sendable {
         /// be given.
         var exclusiveParameters: (names: [String], required: Bool)? {
             switch self {
-            case .request: (["json", "body"], false)
+            case .request: (["json", "body", "bodyBase64"], false)
             case .revokeGrant: (["accessToken", "refreshToken", "sessionId"], true)
             case .signOut: (["sessionId", "cookieHeader", "token"], true)
             case .authenticateSession: (["sessionId", "cookieHeader"], true)

@@ -26,6 +26,9 @@ extension ScenarioRun {
         case .advanceClock:
             clock.advance(by: try reader.number("seconds") ?? 0)
             return .object([:])
+        case .setClock:
+            clock.set(Self.start.addingTimeInterval(try reader.number("seconds") ?? 0))
+            return .object([:])
         case .revokeGrant:
             return try await revokeGrant(reader)
         case .revokeAllGrants:
@@ -144,6 +147,11 @@ extension ScenarioRun {
         case .request:
             if let text = try reader.string("body") {
                 body = Array(text.utf8)
+            } else if let encoded = try reader.string("bodyBase64") {
+                guard let bytes = Data(base64Encoded: encoded) else {
+                    throw ScenarioFormatError(path: "request.bodyBase64", message: "is not base64")
+                }
+                body = Array(bytes)
             } else if let json = reader.members["json"] {
                 body = Array(json.description.utf8)
             }

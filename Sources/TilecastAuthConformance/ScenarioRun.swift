@@ -14,7 +14,9 @@ final class ScenarioRun {
     let scenario: Scenario
     let memory: InMemoryGrantStore
     let faults: FaultInjectingStore
-    let clock = ManualTimeSource()
+    /// The instant every scenario starts at; `setClock` counts from it.
+    static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    let clock = ManualTimeSource(ScenarioRun.start)
     let random = SeededRandomSource(seed: 0xC0FFEE)
     let accounts = ScenarioAccountDirectory()
     let limiter: ScenarioRateLimiter
