@@ -10,6 +10,9 @@ let package = Package(
         // A GrantStore and a RateLimiter on PostgreSQL, through libpq: built with the trait PostgreSQL only, so
         // that nothing needs libpq unless it asks for PostgreSQL (see Docs/PostgreSQL.md, Setup).
         .library(name: "TilecastAuthPostgres", targets: ["TilecastAuthPostgres"]),
+        // The conformance scenarios' world and runner, and the control API a server embeds to be checked
+        // over HTTP (Docs/Conformance/ControlAPI.md).
+        .library(name: "TilecastAuthConformance", targets: ["TilecastAuthConformance"]),
         .executable(name: "tilecast-auth", targets: ["TilecastAuthTool"]),
         // The libFuzzer target; a normal build makes it a corpus replayer (see Docs/Reliability.md).
         .executable(name: "tilecast-auth-fuzz", targets: ["TilecastAuthFuzz"]),

@@ -25,6 +25,7 @@ let package = Package(
                 "CMicroHTTPD",
                 .product(name: "TilecastAuth", package: "TilecastAuth"),
                 .product(name: "TilecastAuthPostgres", package: "TilecastAuth"),
+                .product(name: "TilecastAuthConformance", package: "TilecastAuth"),
             ]
         ),
         .executableTarget(

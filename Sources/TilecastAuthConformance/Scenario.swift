@@ -13,6 +13,8 @@ public struct Scenario: Sendable {
     public let rules: [String]
     /// The configuration overrides.
     public let configuration: ScenarioConfiguration
+    /// The configuration overrides as written: what the runner hands a server's `reset`.
+    public let configurationOverrides: [String: ScenarioJSON]
     /// Whether the configuration must be refused (then the scenario has no steps).
     public let configurationRefused: Bool
     /// The steps, in order.
@@ -53,7 +55,8 @@ public struct Scenario: Sendable {
         self.description = description
         self.rules = rules
         self.source = source
-        self.configuration = try ScenarioConfiguration(try reader.object("configuration") ?? [:], path: "configuration")
+        self.configurationOverrides = try reader.object("configuration") ?? [:]
+        self.configuration = try ScenarioConfiguration(configurationOverrides, path: "configuration")
         self.configurationRefused = try reader.bool("configurationRefused") ?? false
 
         guard let stepList = members["steps"]?.arrayValue else {
@@ -107,11 +110,11 @@ public struct Scenario: Sendable {
             throw ScenarioFormatError(path: "\(path).advanceClock.seconds", message: "must not be negative")
         }
         if kind == .failNext, let operation = parameters["operation"]?.stringValue,
-            !ScenarioAction.Kind.failableOperations.contains(operation)
+            !ConformanceOperation.failableOperations.contains(operation)
         {
             throw ScenarioFormatError(
                 path: "\(path).failNext.operation",
-                message: "must be one of \(ScenarioAction.Kind.failableOperations.joined(separator: ", "))"
+                message: "must be one of \(ConformanceOperation.failableOperations.joined(separator: ", "))"
             )
         }
         if kind == .concurrent {

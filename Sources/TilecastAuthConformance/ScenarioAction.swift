@@ -12,25 +12,19 @@ public struct ScenarioAction: Sendable {
         /// The parameters the action accepts.
         var allowedParameters: Set<String> {
             switch self {
-            case .issueCode: ["account", "client", "redirectUri", "verifier", "challenge", "challengeMethod", "scope"]
-            case .insertCode:
-                ["account", "client", "redirectUri", "verifier", "challenge", "challengeMethod", "scope", "lifetime"]
             case .request: ["method", "headers", "json", "body", "bodyBase64", "peer"]
             case .exchange:
                 ["code", "verifier", "redirectUri", "clientId", "extra", "omit", "method", "headers", "peer"]
             case .refresh: ["refreshToken", "studioSession", "clientId", "extra", "omit", "method", "headers", "peer"]
             case .concurrent: ["count", "request", "exchange", "refresh"]
-            case .advanceClock, .setClock: ["seconds"]
-            case .revokeGrant: ["accessToken", "refreshToken", "sessionId"]
-            case .revokeAllGrants: ["account"]
-            case .signOut: ["sessionId", "cookieHeader", "token", "client"]
-            case .authenticateSession: ["sessionId", "cookieHeader"]
-            case .authenticateBearer: ["accessToken", "authorization"]
-            case .setAccount: ["account", "active"]
-            case .failNextSessionStart, .removeExpired: []
-            case .failNext: ["operation"]
-            case .createGrant: ["account", "client", "scope", "session"]
+            default: operation?.parameters ?? []
             }
+        }
+
+        /// The control operation that performs the action; `nil` for the endpoint requests the runner
+        /// sends itself.
+        public var operation: ConformanceOperation? {
+            ConformanceOperation(rawValue: rawValue)
         }
 
         /// The parameters the action needs.
@@ -44,9 +38,7 @@ public struct ScenarioAction: Sendable {
             case .setAccount: ["account", "active"]
             case .failNext: ["operation"]
             case .createGrant: ["client"]
-            case .issueCode, .insertCode, .request, .revokeGrant, .signOut, .authenticateSession,
-                .authenticateBearer, .failNextSessionStart, .removeExpired:
-                []
+            default: []
             }
         }
 
@@ -62,13 +54,6 @@ public struct ScenarioAction: Sendable {
             default: nil
             }
         }
-
-        /// The operations `failNext` accepts.
-        static let failableOperations = [
-            "accountDirectory", "rateLimiter", "authorizationCode", "redeemCode", "refreshToken", "rotateRefreshToken",
-            "replaceSession", "revokeGrant", "revokeGrants", "accessToken", "session", "insertCode", "createGrant",
-            "client", "grant", "grants", "removeExpired",
-        ]
 
         /// Whether the action sends endpoint requests, so `expect.json` paths address the response body.
         var isRequest: Bool {

@@ -11,8 +11,14 @@ public struct ScenarioConfiguration: Sendable {
 
     public init() {}
 
+    /// Reads the overrides of a scenario's `configuration` object, as the control API's `reset` receives
+    /// them.
+    public init(overrides: [String: ScenarioJSON]) throws(ScenarioFormatError) {
+        try self.init(overrides, path: "configuration")
+    }
+
     /// The configuration keys a scenario may set.
-    static let keys: Set<String> = [
+    public static let keys: Set<String> = [
         "servedClient", "callbackUri", "lifetimes", "refreshTokenReuseLeeway", "cookie", "issuesNativeCredential",
         "allowedOrigins", "maximumBodyBytes", "rateLimit",
     ]

@@ -2,108 +2,105 @@
 
 import Foundation
 import TilecastAuth
-@_spi(Testing) import TilecastAuthTesting
 
-/// One scenario being run: a fresh engine on an in-memory store with a manual clock, and the variables,
-/// secrets and failures gathered along the way.
+/// One scenario being run on a target: the variables and secrets gathered along the way, and the last
+/// exchange with the endpoint, which a failure report shows.
 final class ScenarioRun {
-    static let defaultAccount = "alice"
     static let defaultPeer = "192.0.2.1"
-    static let defaultScope = "tiles:read profile"
 
     let scenario: Scenario
-    let memory: InMemoryGrantStore
-    let faults: FaultInjectingStore
-    /// The instant every scenario starts at; `setClock` counts from it.
-    static let start = Date(timeIntervalSince1970: 1_800_000_000)
-    let clock = ManualTimeSource(ScenarioRun.start)
-    let random = SeededRandomSource(seed: 0xC0FFEE)
-    let accounts = ScenarioAccountDirectory()
-    let limiter: ScenarioRateLimiter
-    let events = ScenarioEventLog()
-    let engine: AuthEngine
+    let target: any ConformanceTarget
     var variables = ScenarioVariables()
     /// Every secret the run has seen: codes, verifiers, tokens, session ids.
     var secrets: [String] = []
 
-    init(_ scenario: Scenario) throws(ConfigurationError) {
+    init(_ scenario: Scenario, on target: any ConformanceTarget) {
         self.scenario = scenario
-        let configuration = scenario.configuration.engine
-        var clients = [
-            Client(
-                id: .tilecastIOS,
-                redirectURIs: ["tilecast-ios://oauth/callback"],
-                allowedScopeTokens: ["tiles:read", "tiles:write", "profile"]
-            ),
-            Client(
-                id: "tilecast-web",
-                redirectURIs: ["https://studio.tilecast.test/oauth/callback"],
-                allowedScopeTokens: ["tiles:read", "tiles:write", "profile"]
-            ),
-            Client(id: "tilecast-cli", redirectURIs: ["http://127.0.0.1/callback"], allowedScopeTokens: ["tiles:read"]),
-        ]
-        if let index = clients.firstIndex(where: { $0.id == configuration.servedClient }) {
-            clients[index].redirectURIs.append(configuration.callbackURI)
-        } else {
-            clients.append(
-                Client(
-                    id: configuration.servedClient,
-                    redirectURIs: [configuration.callbackURI],
-                    allowedScopeTokens: ["tiles:read", "tiles:write", "profile"]
-                )
-            )
-        }
-        memory = InMemoryGrantStore(clients: clients)
-        faults = FaultInjectingStore(memory)
-        limiter = ScenarioRateLimiter(
-            capacity: scenario.configuration.rateLimit.capacity,
-            refillSeconds: scenario.configuration.rateLimit.refillSeconds
-        )
-        engine = try AuthEngine(
-            configuration: configuration,
-            store: faults,
-            accounts: accounts,
-            rateLimiter: limiter,
-            observer: events,
-            timeSource: clock,
-            randomSource: random
-        )
+        self.target = target
     }
 
-    /// Runs every step and returns how the engine differed from the scenario.
-    func execute() async -> [String] {
+    /// What running the steps came to.
+    enum Outcome {
+        case finished(failures: [String])
+        case notApplicable(String)
+    }
+
+    /// Runs every step and returns how the target differed from the scenario. A step stops the run when
+    /// its expectations fail: later steps build on it, and what they report would only repeat it.
+    func execute() async -> Outcome {
         var failures: [String] = []
         for (index, step) in scenario.steps.enumerated() {
             let label = "step \(index + 1) (\(step.action.kind.rawValue))"
             do {
                 let parameters = try variables.substitute(.object(step.action.parameters)).objectValue ?? [:]
-                let before = memory.snapshot()
-                let result = try await perform(step.action.kind, parameters)
-                let after = memory.snapshot()
                 let expectation = try variables.substitute(.object(step.expectation)).objectValue ?? [:]
-                let mismatches = check(
+                let inspects = expectation["storeUnchanged"] != nil
+                let before = inspects ? try await records() : []
+                let performed = try await perform(step.action.kind, parameters)
+                let storeChanged = inspects ? try await records() != before : false
+                var mismatches = check(
                     expectation,
                     kind: step.action.kind,
-                    result: result,
-                    storeChanged: before != after
+                    result: performed.result,
+                    storeChanged: storeChanged
                 )
-                failures += mismatches.map { "\(label): \($0)" }
+                if expectation["secretsProtected"]?.boolValue == true {
+                    mismatches += try await checkSecretsProtected()
+                }
                 for capture in step.captures {
-                    guard let value = result.value(at: capture.path) else {
-                        failures.append("\(label): capture \(capture.name): nothing at \(capture.path) in \(result)")
+                    guard let value = performed.result.value(at: capture.path) else {
+                        mismatches.append("capture \(capture.name): nothing at \(capture.path) in \(performed.result)")
                         continue
                     }
                     variables.set(capture.name, value)
                 }
                 if !mismatches.isEmpty {
-                    // Later steps build on this one; what they report would only repeat it.
+                    failures += mismatches.map { "\(label): \($0)" }
+                    failures += performed.transcript
                     break
                 }
+            } catch let error as TargetError where error.unsupported {
+                return .notApplicable("\(label): \(error)")
             } catch {
                 failures.append("\(label): \(error)")
                 break
             }
         }
-        return failures.map { SecretShortener(extraSecrets: secrets).shorten($0) }
+        let shortener = SecretShortener(extraSecrets: secrets)
+        return .finished(failures: failures.map { shortener.shorten($0) })
+    }
+
+    /// Every record the target's store holds, through `inspect`.
+    private func records() async throws(TargetError) -> [ScenarioJSON] {
+        try await target.perform(.inspect, [:]).value(at: "records")?.arrayValue ?? []
+    }
+
+    /// Fails if any secret the run has seen appears in the target's stored records or security events.
+    private func checkSecretsProtected() async throws(TargetError) -> [String] {
+        let inspection = try await target.perform(.inspect, [:])
+        let stored = (inspection.value(at: "records")?.arrayValue ?? []).map(\.text).joined(separator: "\n")
+        let printed = (inspection.value(at: "events")?.arrayValue ?? []).map(\.text).joined(separator: "\n")
+        var mismatches: [String] = []
+        for secret in Set(secrets) {
+            // The prefix is not secret; the random part is.
+            let distinctive = SecretKindPrefix.strip(secret)
+            if stored.contains(distinctive) {
+                mismatches.append("secretsProtected: the store holds a raw secret (\(secret.prefix(10))…)")
+            }
+            if printed.contains(distinctive) {
+                mismatches.append("secretsProtected: a security event shows a secret (\(secret.prefix(10))…)")
+            }
+        }
+        if secrets.isEmpty {
+            mismatches.append("secretsProtected: the scenario has not seen any secret yet")
+        }
+        return mismatches
+    }
+}
+
+/// Strips a secret's kind prefix.
+enum SecretKindPrefix {
+    static func strip(_ secret: String) -> String {
+        ["tcc_", "tca_", "tcr_", "tcs_"].contains { secret.hasPrefix($0) } ? String(secret.dropFirst(4)) : secret
     }
 }

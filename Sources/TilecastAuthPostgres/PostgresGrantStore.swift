@@ -330,6 +330,37 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         }
     }
 
+    // MARK: Inspection, for conformance runs
+
+    /// The store's tables, every one whose rows a conformance run compares.
+    private static let tables = [
+        "codes", "grants", "refresh_tokens", "access_tokens", "sessions", "rate_limits", "account_revocations",
+    ]
+
+    /// Every row of the store's tables as text (the table's name and the row as JSON), sorted: equal
+    /// lists mean equal contents. For conformance runs, which check that a refused request changed
+    /// nothing and that no secret is stored in the clear; not for production code.
+    @_spi(Testing) public func dumpRecords() async throws -> [String] {
+        let schema = configuration.quotedSchema
+        let union = Self.tables.map { table in
+            "SELECT '\(table) ' || row_to_json(t)::text FROM \(schema).\(table) t"
+        }.joined(separator: " UNION ALL ")
+        let statement = PostgresStatement(name: "tilecast_dump_records", sql: "SELECT * FROM (\(union)) r ORDER BY 1")
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            try connection.execute(statement, []).rows.map { row throws(PostgresError) in try row.text(0) }
+        }
+    }
+
+    /// Deletes every row of the store's tables, in one transaction. For conformance runs, whose every
+    /// world starts empty; never call it on data you keep.
+    @_spi(Testing) public func deleteAllRecords() async throws {
+        let schema = configuration.quotedSchema
+        let tables = Self.tables.map { "\(schema).\($0)" }.joined(separator: ", ")
+        try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            try connection.execute(script: "TRUNCATE \(tables)")
+        }
+    }
+
     /// Deletes what expired before `now`, in one transaction exempt from
     /// ``PostgresConfiguration/statementTimeout``: a backlog left by a long pause must still go.
     public func removeExpired(at now: Date) async throws -> Int {

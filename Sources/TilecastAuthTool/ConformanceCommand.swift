@@ -3,31 +3,60 @@
 import Foundation
 import TilecastAuthConformance
 
-/// `tilecast-auth conformance [--coverage] [--specification PATH] [PATH…]`: runs conformance scenarios
-/// against the engine with the in-memory store.
+/// `tilecast-auth conformance [--target URL …] [--junit PATH] [--coverage] [PATH…]`: runs conformance
+/// scenarios against the engine with the in-memory store, or over HTTP against a running server.
 struct ConformanceCommand: Subcommand {
     static let usage = """
-        usage: tilecast-auth conformance [--coverage] [--specification PATH] [PATH…]
+        usage: tilecast-auth conformance [--target URL [--control-token TOKEN] [--timeout SECONDS]]
+                                         [--junit PATH] [--coverage] [--specification PATH] [PATH…]
 
           PATH               scenario files or folders (default: Docs/Conformance/scenarios)
+          --target URL       run over HTTP against the server at URL (http://host:port), which must serve
+                             the endpoint at /api/v1/oauth/ios-session and the control API of
+                             Docs/Conformance/ControlAPI.md at /conformance/v1/; without it, in process
+          --control-token    the control API's token (default: $TILECAST_CONFORMANCE_TOKEN)
+          --timeout          seconds each request may take, connecting included (default 10)
+          --junit PATH       also write the results as JUnit XML
           --coverage         also list, for every rule of the specification, the passing scenarios that
                              cover it; fails if a rule has none or a scenario names a rule that does not exist
           --specification    the specification whose rule ids count (default: Docs/Specification.md)
+
+        Prints one line per scenario (PASS, FAIL or N/A with its reason), the differences of each failure,
+        and "N passed, N failed, N not applicable". Exits 1 when a scenario fails, 2 when the target
+        cannot be reached or the scenarios cannot be read.
         """
 
     var paths: [String] = []
     var coverage = false
     var specification = "Docs/Specification.md"
+    var target: String?
+    var controlToken = ProcessInfo.processInfo.environment["TILECAST_CONFORMANCE_TOKEN"]
+    var timeout = 10.0
+    var junit: String?
 
     init(arguments: [String]) throws(UsageError) {
         var remaining = arguments[...]
+        func value(of option: String) throws(UsageError) -> String {
+            guard let value = remaining.popFirst() else { throw UsageError("\(option) needs a value") }
+            return value
+        }
         while let argument = remaining.popFirst() {
             switch argument {
             case "--coverage":
                 coverage = true
             case "--specification":
-                guard let path = remaining.popFirst() else { throw UsageError("--specification needs a path") }
-                specification = path
+                specification = try value(of: argument)
+            case "--target":
+                target = try value(of: argument)
+            case "--control-token":
+                controlToken = try value(of: argument)
+            case "--timeout":
+                guard let seconds = Double(try value(of: argument)), seconds > 0, seconds <= 600 else {
+                    throw UsageError("--timeout takes seconds, more than 0 and at most 600")
+                }
+                timeout = seconds
+            case "--junit":
+                junit = try value(of: argument)
             case _ where argument.hasPrefix("-"):
                 throw UsageError("unknown option \(argument)")
             default:
@@ -39,40 +68,100 @@ struct ConformanceCommand: Subcommand {
         }
     }
 
-    /// Runs the scenarios and prints one line per scenario, the differences of each failure, and a
-    /// closing `N passed, N failed`. Returns whether everything passed (and, with `--coverage`, every rule
-    /// is covered).
+    /// Exit statuses beyond success.
+    enum Failure: Int32 {
+        case scenariosFailed = 1
+        case cannotRun = 2
+    }
+
+    /// Runs the scenarios; exits 2 when they cannot run at all.
     mutating func run() async -> Bool {
+        switch await runScenarios() {
+        case nil: return true
+        case .scenariosFailed: return false
+        case .cannotRun: exit(Failure.cannotRun.rawValue)
+        }
+    }
+
+    /// Runs the scenarios and prints one line per scenario, the differences of each failure, and a
+    /// closing `N passed, N failed, N not applicable`. Returns `nil` when nothing failed (and, with
+    /// `--coverage`, every rule is covered).
+    private func runScenarios() async -> Failure? {
         let suite: ConformanceSuite
         do {
             suite = try ConformanceSuite(paths: paths)
         } catch {
             print("error: \(error)")
-            return false
+            return .cannotRun
         }
-        let runner = ScenarioRunner()
-        var passed: [ScenarioResult] = []
-        var failed = suite.invalidFiles.count
-        for invalid in suite.invalidFiles {
-            print("FAIL  \(invalid.path)  (not a valid scenario file)")
-            print("        \(invalid.message)")
+        let runner: ScenarioRunner
+        do {
+            runner = try await makeRunner()
+        } catch {
+            print("error: \(error)")
+            return .cannotRun
+        }
+        var results: [ScenarioResult] = suite.invalidFiles.map { invalid in
+            ScenarioResult(
+                name: invalid.path,
+                source: invalid.path,
+                rules: [],
+                verdict: .failed(["not a valid scenario file: \(invalid.message)"])
+            )
+        }
+        for result in results {
+            print("FAIL  \(result.name)  (not a valid scenario file)")
+            print("        \(result.failures.joined(separator: "\n        "))")
         }
         for scenario in suite.scenarios {
             let result = await runner.run(scenario)
-            if result.passed {
-                passed.append(result)
+            results.append(result)
+            switch result.verdict {
+            case .passed:
                 print("PASS  \(result.name)")
-            } else {
-                failed += 1
+            case .notApplicable(let reason):
+                print("N/A   \(result.name)  (\(reason))")
+            case .failed(let failures):
                 print("FAIL  \(result.name)  (\(result.source ?? "inline"))")
-                for failure in result.failures {
-                    print("        \(failure)")
+                for failure in failures {
+                    print("        " + failure.replacingOccurrences(of: "\n", with: "\n        "))
                 }
             }
         }
-        print("\(passed.count) passed, \(failed) failed")
-        guard coverage else { return failed == 0 }
-        return reportCoverage(of: passed) && failed == 0
+        let passed = results.filter(\.passed)
+        let failed = results.filter { !$0.failures.isEmpty }.count
+        let notApplicable = results.count - passed.count - failed
+        print("\(passed.count) passed, \(failed) failed, \(notApplicable) not applicable")
+        if let junit {
+            do {
+                try JUnitReport(results: results, target: target ?? "in process").xml
+                    .write(toFile: junit, atomically: true, encoding: .utf8)
+            } catch {
+                print("error: cannot write \(junit): \(error)")
+                return .cannotRun
+            }
+        }
+        if failed > 0 {
+            return .scenariosFailed
+        }
+        guard coverage else { return nil }
+        return reportCoverage(of: passed) ? nil : .scenariosFailed
+    }
+
+    /// The runner for `--target`, or for the engine in process.
+    private func makeRunner() async throws -> ScenarioRunner {
+        guard let target else {
+            return try await ScenarioRunner()
+        }
+        guard let controlToken, !controlToken.isEmpty else {
+            throw UsageError("--target needs the control API's token: --control-token or TILECAST_CONFORMANCE_TOKEN")
+        }
+        let http = try HTTPTarget(baseURL: target, token: controlToken, timeout: .milliseconds(Int64(timeout * 1000)))
+        do {
+            return try await ScenarioRunner(target: try await http.connected())
+        } catch {
+            throw TargetError("cannot use \(target): \(error)")
+        }
     }
 
     /// Prints, for every rule of the specification, how many passing scenarios cover it — a failing

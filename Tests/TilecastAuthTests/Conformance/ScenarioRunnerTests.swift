@@ -12,7 +12,7 @@ struct ScenarioRunnerTests {
     }
 
     private func run(_ text: String) async throws -> ScenarioResult {
-        await ScenarioRunner().run(try scenario(text))
+        try await ScenarioRunner().run(try scenario(text))
     }
 
     private static let replay = """
@@ -151,7 +151,7 @@ struct ScenarioRunnerTests {
         let accepted = try await run(
             #"{ "name": "c", "description": "d", "rules": ["S-5"], "configurationRefused": true, "steps": [] }"#
         )
-        #expect(accepted.failures == ["configuration: expected it to be refused, but the engine accepted it"])
+        #expect(accepted.failures == ["configuration: expected it to be refused, but the target accepted it"])
         let refused = try await run(
             #"{ "name": "c", "description": "d", "rules": ["S-5"], "configuration": { "cookie": { "secure": false } }, "configurationRefused": true, "steps": [] }"#
         )
@@ -233,8 +233,9 @@ struct ScenarioRunnerTests {
         let covered = Set(suite.scenarios.flatMap(\.rules))
         #expect(rules.subtracting(covered).isEmpty, "uncovered: \(rules.subtracting(covered).sorted())")
         #expect(covered.subtracting(rules).isEmpty, "unknown: \(covered.subtracting(rules).sorted())")
+        let runner = try await ScenarioRunner()
         for scenario in suite.scenarios {
-            let result = await ScenarioRunner().run(scenario)
+            let result = await runner.run(scenario)
             #expect(result.passed, "\(scenario.name): \(result.failures)")
         }
     }

@@ -3,7 +3,8 @@
 import Foundation
 import Synchronization
 public import TilecastAuth
-import TilecastAuthPostgres
+public import TilecastAuthConformance
+@_spi(Testing) public import TilecastAuthPostgres
 
 /// A local Tilecast auth server: TilecastAuth's engine embedded exactly as a production server embeds
 /// it, behind libmicrohttpd, with the pages around the endpoint that a sign-in needs — the authorize
@@ -28,6 +29,10 @@ public final class DevServer: Sendable {
     private let http: HTTPServer
     private let boundPort = Mutex<UInt16>(0)
     private let postgresStore: PostgresGrantStore?
+    /// The conformance control API, when ``DevServerConfiguration/conformanceControl`` is on.
+    private let conformance: ConformanceControl?
+    /// The control API's token: 256 random bits, printed at start; `nil` without the control API.
+    public let conformanceToken: String?
     /// Where each request's line goes: method, path, status, duration — never a query, header or body.
     private let log: @Sendable (String) -> Void
 
@@ -61,6 +66,22 @@ public final class DevServer: Sendable {
             store: store,
             accounts: InMemoryAccountDirectory(activeAccounts: Set(Self.demoAccounts.map(\.id)))
         )
+        if configuration.conformanceControl {
+            guard configuration.host.hasPrefix("127.") else {
+                throw HTTPServerError("--conformance-control serves loopback only; drop --host \(configuration.host)")
+            }
+            var bytes = [UInt8](repeating: 0, count: 32)
+            bytes.withUnsafeMutableBytes { SystemRandomSource().fill($0) }
+            let token = bytes.map { String(format: "%02x", $0) }.joined()
+            conformanceToken = token
+            conformance = try await ConformanceControl(
+                token: token,
+                makeStore: Self.conformanceStoreFactory(configuration.store)
+            )
+        } else {
+            conformanceToken = nil
+            conformance = nil
+        }
         let router = Router()
         http = HTTPServer { request in await router.handle(request) }
         router.server.withLock { $0 = self }
@@ -107,6 +128,15 @@ public final class DevServer: Sendable {
     }
 
     private func route(_ request: HTTPRequest) async -> HTTPResponse {
+        if let conformance, request.path.hasPrefix("/conformance/") {
+            let answer = await conformance.handle(
+                method: request.method,
+                path: request.path,
+                headers: HeaderFields(request.headers),
+                body: request.body
+            )
+            return .json(answer.status, answer.body)
+        }
         switch (request.method, request.path) {
         case (_, "/api/v1/oauth/ios-session"):
             return await iosSession(request)
@@ -131,14 +161,29 @@ public final class DevServer: Sendable {
         }
     }
 
-    /// `POST /api/v1/oauth/ios-session`: the engine, untouched.
+    /// `POST /api/v1/oauth/ios-session`: the engine, untouched — the control API's world's engine while
+    /// the control API is on, with the peer address the request names in its peer field.
     private func iosSession(_ request: HTTPRequest) async -> HTTPResponse {
+        var engine = self.engine
+        var peerAddress = request.peerAddress
+        var headers = HeaderFields(request.headers)
+        if let conformance {
+            engine = conformance.engine
+            if let override = ConformanceControl.peerOverride(in: headers) {
+                peerAddress = override
+            }
+            headers = HeaderFields(
+                request.headers.filter {
+                    $0.name.caseInsensitiveCompare(ConformanceControl.peerField) != .orderedSame
+                }
+            )
+        }
         let response = await engine.handle(
             request: EndpointRequest(
                 method: request.method,
-                headers: HeaderFields(request.headers),
+                headers: headers,
                 body: request.body,
-                peerAddress: request.peerAddress
+                peerAddress: peerAddress
             )
         )
         return HTTPResponse(
@@ -146,6 +191,27 @@ public final class DevServer: Sendable {
             headers: response.headers.fields.map { ($0.name, $0.value) },
             body: response.body
         )
+    }
+
+    /// The stores of the control API's worlds: in memory, or a PostgreSQL schema of their own
+    /// (`tilecast_conformance`), emptied for every world.
+    private static func conformanceStoreFactory(
+        _ store: DevServerConfiguration.Store
+    ) -> ConformanceControl.StoreFactory {
+        switch store {
+        case .memory:
+            return { clients in InMemoryGrantStore(clients: clients) }
+        case .postgres(let databaseURL):
+            return { clients in
+                let store = PostgresGrantStore(
+                    clients: clients,
+                    configuration: try PostgresConfiguration(databaseURL: databaseURL, schema: "tilecast_conformance")
+                )
+                try await store.migrate()
+                try await store.deleteAllRecords()
+                return store
+            }
+        }
     }
 
     private func home() -> HTTPResponse {
@@ -161,5 +227,15 @@ public final class DevServer: Sendable {
                 """
             )
         )
+    }
+}
+
+extension PostgresGrantStore: @retroactive ConformanceStore {
+    public func recordTexts() async throws -> [String] {
+        try await dumpRecords()
+    }
+
+    public func shutDown() async {
+        close()
     }
 }

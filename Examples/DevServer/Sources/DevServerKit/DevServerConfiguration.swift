@@ -20,6 +20,10 @@ public struct DevServerConfiguration: Sendable {
     /// PEM files for HTTPS. With them the server speaks HTTPS only and keeps the production cookie.
     public var tlsCertificatePath: String?
     public var tlsKeyPath: String?
+    /// Serves the conformance control API (`Docs/Conformance/ControlAPI.md`) under `/conformance/v1/`,
+    /// guarded by a random token, and sends endpoint requests to the control API's world instead of the
+    /// server's own engine. Off by default; without it those routes do not exist. Loopback only.
+    public var conformanceControl = false
 
     public init() {}
 

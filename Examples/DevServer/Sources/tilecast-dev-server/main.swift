@@ -19,6 +19,9 @@ let usage = """
       --tls-cert PATH --tls-key PATH
                                    serve HTTPS with this PEM certificate and key, keeping the production
                                    cookie
+      --conformance-control        also serve the conformance control API under /conformance/v1/ (loopback
+                                   only, guarded by a token printed at start) and answer the endpoint from
+                                   its world: for `tilecast-auth conformance --target`. Testing only.
     """
 
 /// Writes a line to standard output at once — unbuffered, so the log is current even in a file or pipe.
@@ -41,6 +44,8 @@ while let argument = arguments.popFirst() {
         exit(0)
     case "--insecure-development-cookie":
         configuration.insecureDevelopmentCookie = true
+    case "--conformance-control":
+        configuration.conformanceControl = true
     default:
         guard let value = arguments.popFirst() else { fail("\(argument) needs a value") }
         switch argument {
@@ -103,6 +108,17 @@ if configuration.insecureDevelopmentCookie && configuration.tlsCertificatePath =
 
         note: over plain HTTP the production cookie (__Host-tilecast_session, Secure) is sent but a browser
         will not store it; use --insecure-development-cookie, or --tls-cert and --tls-key.
+        """
+    )
+}
+if let token = server.conformanceToken {
+    say(
+        """
+
+        CONFORMANCE CONTROL API on \(base)/conformance/v1/ — the endpoint now answers from its world, not
+        from this server's own store. Testing only. Run the scenarios with:
+          TILECAST_CONFORMANCE_TOKEN=\(token) swift run tilecast-auth conformance --target \(base)
+        control token: \(token)
         """
     )
 }

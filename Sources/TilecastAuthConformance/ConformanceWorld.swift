@@ -1,33 +1,125 @@
 // SPDX-License-Identifier: Apache-2.0
 
-import Foundation
-import TilecastAuth
-import TilecastAuthTesting
+public import Foundation
+public import TilecastAuth
+@_spi(Testing) import TilecastAuthTesting
 
-extension ScenarioRun {
-    /// Performs one action and returns its result document.
-    func perform(
-        _ kind: ScenarioAction.Kind,
+/// A store the conformance world can run on and look inside.
+///
+/// `storeUnchanged` and `secretsProtected` need to see every record; nothing else in the world does.
+public protocol ConformanceStore: GrantStore {
+    /// Every record the store holds, one text each, sorted, so that two stores holding the same records
+    /// give the same list. A secret stored in the clear shows up here.
+    func recordTexts() async throws -> [String]
+    /// Releases what the store holds open (connections); called when a newer world replaces this one.
+    func shutDown() async
+}
+
+/// The world a scenario runs in: the engine on a store that can be made to fail, with a clock that only
+/// moves when told, the demo accounts, the scenarios' rate limiter and a log of security events — and
+/// every control operation of `Docs/Conformance/ControlAPI.md` on it.
+///
+/// The in-process runner and a server's control API (the dev server's `--conformance-control`) use the
+/// same world, so a scenario means the same thing in process and over HTTP.
+public final class ConformanceWorld: Sendable {
+    /// The instant every world starts at (2027-01-15 08:00:00 UTC); `setClock` counts from it.
+    public static let start = Date(timeIntervalSince1970: 1_800_000_000)
+    static let defaultAccount = "alice"
+    static let defaultScope = "tiles:read profile"
+
+    /// The engine; endpoint requests go straight to it.
+    public let engine: AuthEngine
+    let store: any ConformanceStore
+    let faults: FaultInjectingStore
+    let clock = ManualTimeSource(ConformanceWorld.start)
+    let random = SeededRandomSource(seed: 0xC0FFEE)
+    let accounts = ScenarioAccountDirectory()
+    let limiter: ScenarioRateLimiter
+    let events = ScenarioEventLog()
+
+    /// The clients every world registers: `tilecast-ios`, `tilecast-web` and `tilecast-cli`, with the
+    /// configuration's served client and callback added.
+    public static func clients(for configuration: ScenarioConfiguration) -> [Client] {
+        let engine = configuration.engine
+        var clients = [
+            Client(
+                id: .tilecastIOS,
+                redirectURIs: ["tilecast-ios://oauth/callback"],
+                allowedScopeTokens: ["tiles:read", "tiles:write", "profile"]
+            ),
+            Client(
+                id: "tilecast-web",
+                redirectURIs: ["https://studio.tilecast.test/oauth/callback"],
+                allowedScopeTokens: ["tiles:read", "tiles:write", "profile"]
+            ),
+            Client(id: "tilecast-cli", redirectURIs: ["http://127.0.0.1/callback"], allowedScopeTokens: ["tiles:read"]),
+        ]
+        if let index = clients.firstIndex(where: { $0.id == engine.servedClient }) {
+            clients[index].redirectURIs.append(engine.callbackURI)
+        } else {
+            clients.append(
+                Client(
+                    id: engine.servedClient,
+                    redirectURIs: [engine.callbackURI],
+                    allowedScopeTokens: ["tiles:read", "tiles:write", "profile"]
+                )
+            )
+        }
+        return clients
+    }
+
+    /// A fresh world on `store`, which must be empty and hold ``clients(for:)``. Throws when the engine
+    /// refuses the configuration.
+    public init(configuration: ScenarioConfiguration, store: any ConformanceStore) throws(ConfigurationError) {
+        self.store = store
+        faults = FaultInjectingStore(store)
+        limiter = ScenarioRateLimiter(
+            capacity: configuration.rateLimit.capacity,
+            refillSeconds: configuration.rateLimit.refillSeconds
+        )
+        engine = try AuthEngine(
+            configuration: configuration.engine,
+            store: faults,
+            accounts: accounts,
+            rateLimiter: limiter,
+            observer: events,
+            timeSource: clock,
+            randomSource: random
+        )
+    }
+
+    /// What `inspect` returns: every stored record and every security event, as text.
+    public func inspect() async throws -> ScenarioJSON {
+        let records = try await store.recordTexts()
+        return .object([
+            "records": .array(records.map(ScenarioJSON.string)),
+            "events": .array(events.printed.map(ScenarioJSON.string)),
+        ])
+    }
+
+    /// Performs one control operation other than `reset` and returns its result document.
+    public func perform(
+        _ operation: ConformanceOperation,
         _ parameters: [String: ScenarioJSON]
-    ) async throws(ScenarioFormatError)
-        -> ScenarioJSON
-    {
-        let reader = ScenarioReader(parameters, path: kind.rawValue)
-        switch kind {
+    ) async throws(ScenarioFormatError) -> ScenarioJSON {
+        let reader = ScenarioReader(parameters, path: operation.rawValue)
+        try reader.requireKeys(operation.parameters)
+        switch operation {
         case .issueCode:
             return await issueCode(reader)
         case .insertCode:
             return try await insertCode(reader)
-        case .request, .exchange, .refresh:
-            let request = try endpointRequest(kind, reader)
-            return document(for: await engine.handle(request: request))
-        case .concurrent:
-            return try await concurrent(reader)
         case .advanceClock:
-            clock.advance(by: try reader.number("seconds") ?? 0)
+            guard let seconds = try reader.number("seconds"), seconds >= 0 else {
+                throw ScenarioFormatError(path: "advanceClock.seconds", message: "must be a number ≥ 0")
+            }
+            clock.advance(by: seconds)
             return .object([:])
         case .setClock:
-            clock.set(Self.start.addingTimeInterval(try reader.number("seconds") ?? 0))
+            guard let seconds = try reader.number("seconds") else {
+                throw ScenarioFormatError(path: "setClock.seconds", message: "is required")
+            }
+            clock.set(Self.start.addingTimeInterval(seconds))
             return .object([:])
         case .revokeGrant:
             return try await revokeGrant(reader)
@@ -51,7 +143,10 @@ extension ScenarioRun {
             let header = try reader.string("authorization") ?? "Bearer \(accessToken)"
             return await backend { Self.document(for: try await self.engine.authenticateBearer(authorization: header)) }
         case .setAccount:
-            accounts.setActive(try reader.bool("active") ?? true, AccountID(try reader.string("account") ?? ""))
+            guard let account = try reader.string("account"), let active = try reader.bool("active") else {
+                throw ScenarioFormatError(path: "setAccount", message: "needs account and active")
+            }
+            accounts.setActive(active, AccountID(account))
             return .object([:])
         case .failNextSessionStart:
             faults.failNext(anyOf: [.redeemCode, .replaceSession])
@@ -63,8 +158,10 @@ extension ScenarioRun {
             return try await createGrant(reader)
         case .removeExpired:
             return await backend {
-                .object(["removed": .number(Double(try await self.memory.removeExpired(at: self.clock.now())))])
+                .object(["removed": .number(Double(try await self.faults.removeExpired(at: self.clock.now())))])
             }
+        case .inspect:
+            return await backend { try await self.inspect() }
         }
     }
 
@@ -77,7 +174,6 @@ extension ScenarioRun {
                 reader.members["challenge"] == nil
                 ? CodeChallenge.s256(for: verifier).value : try reader.string("challenge")
             let method = reader.members["challengeMethod"] == nil ? "S256" : try reader.string("challengeMethod")
-            secrets.append(verifier)
             let issued = try await engine.issueCode(
                 account: AccountID(try reader.string("account") ?? Self.defaultAccount),
                 client: ClientID(try reader.string("client") ?? engine.configuration.servedClient.rawValue),
@@ -86,7 +182,6 @@ extension ScenarioRun {
                 codeChallengeMethod: method,
                 scope: try reader.string("scope") ?? Self.defaultScope
             )
-            secrets.append(issued.code.unredactedValue)
             return .object([
                 "code": .string(issued.code.unredactedValue),
                 "verifier": .string(verifier),
@@ -103,7 +198,6 @@ extension ScenarioRun {
 
     private func insertCode(_ reader: ScenarioReader) async throws(ScenarioFormatError) -> ScenarioJSON {
         let verifier = try reader.string("verifier") ?? CodeChallenge.makeVerifier(using: random)
-        secrets.append(verifier)
         var challenge: CodeChallenge?
         if reader.members["challenge"] == nil {
             challenge = CodeChallenge.s256(for: verifier)
@@ -115,7 +209,6 @@ extension ScenarioRun {
             throw ScenarioFormatError(path: "insertCode.scope", message: "is not a valid scope")
         }
         let code = OpaqueToken.mint(.authorizationCode, using: random)
-        secrets.append(code.unredactedValue)
         let now = clock.now()
         let record = AuthorizationCode(
             digest: code.digest,
@@ -128,161 +221,12 @@ extension ScenarioRun {
             expiresAt: now.addingTimeInterval(try reader.number("lifetime") ?? 60)
         )
         return await backend {
-            try await self.memory.insertCode(record)
+            try await self.faults.insertCode(record)
             return .object(["code": .string(code.unredactedValue), "verifier": .string(verifier)])
         }
     }
 
-    // MARK: Requests
-
-    /// The endpoint request an action describes.
-    func endpointRequest(
-        _ kind: ScenarioAction.Kind,
-        _ reader: ScenarioReader
-    ) throws(ScenarioFormatError)
-        -> EndpointRequest
-    {
-        var body: [UInt8] = []
-        switch kind {
-        case .request:
-            if let text = try reader.string("body") {
-                body = Array(text.utf8)
-            } else if let encoded = try reader.string("bodyBase64") {
-                guard let bytes = Data(base64Encoded: encoded) else {
-                    throw ScenarioFormatError(path: "request.bodyBase64", message: "is not base64")
-                }
-                body = Array(bytes)
-            } else if let json = reader.members["json"] {
-                body = Array(json.description.utf8)
-            }
-        case .exchange, .refresh:
-            var members: [String: ScenarioJSON] = [
-                "client_id": .string(try reader.string("clientId") ?? engine.configuration.servedClient.rawValue)
-            ]
-            if kind == .exchange {
-                members["grant_type"] = .string("authorization_code")
-                members["code"] = reader.members["code"] ?? .null
-                members["code_verifier"] = reader.members["verifier"] ?? .null
-                members["redirect_uri"] = .string(try reader.string("redirectUri") ?? engine.configuration.callbackURI)
-            } else {
-                members["grant_type"] = .string("refresh_token")
-                members["refresh_token"] = reader.members["refreshToken"] ?? .null
-                if let studioSession = reader.members["studioSession"] {
-                    members["studio_session"] = studioSession
-                }
-            }
-            for (key, value) in try reader.object("extra") ?? [:] {
-                members[key] = value
-            }
-            for key in try reader.strings("omit") ?? [] {
-                members[key] = nil
-            }
-            body = Array(ScenarioJSON.object(members).description.utf8)
-        default:
-            throw ScenarioFormatError(path: kind.rawValue, message: "is not a request")
-        }
-        var headers = HeaderFields()
-        if let given = try reader.object("headers") {
-            for (name, value) in given.sorted(by: { $0.key < $1.key }) {
-                for item in value.arrayValue ?? [value] {
-                    headers.append(name: name, value: item.text)
-                }
-            }
-        } else {
-            headers.append(name: "Content-Type", value: "application/json")
-        }
-        let peer = reader.members["peer"] == nil ? Self.defaultPeer : try reader.string("peer")
-        return EndpointRequest(
-            method: try reader.string("method") ?? "POST",
-            headers: headers,
-            body: body,
-            peerAddress: peer
-        )
-    }
-
-    /// The result document of an endpoint response: `status`, `headers` (lowercased names), `body` (the
-    /// JSON, or null), `cookie` (the first `Set-Cookie` parsed, or null) and `setCookieCount`.
-    func document(for response: EndpointResponse) -> ScenarioJSON {
-        var headers: [String: ScenarioJSON] = [:]
-        for field in response.headers.fields {
-            let name = field.name.lowercased()
-            if let existing = headers[name] {
-                headers[name] = .array((existing.arrayValue ?? [existing]) + [.string(field.value)])
-            } else {
-                headers[name] = .string(field.value)
-            }
-        }
-        let body = ScenarioJSON(data: Data(response.body)) ?? .null
-        for path in ["data.credential.access_token", "data.credential.refresh_token"] {
-            if let secret = body.value(at: path)?.stringValue {
-                secrets.append(secret)
-            }
-        }
-        let setCookies = response.headers.values(for: "Set-Cookie")
-        var cookie = ScenarioJSON.null
-        if let first = setCookies.first {
-            cookie = Self.parseSetCookie(first)
-            if let value = cookie.value(at: "value")?.stringValue, !value.isEmpty {
-                secrets.append(value)
-            }
-        }
-        return .object([
-            "status": .number(Double(response.status)),
-            "headers": .object(headers),
-            "body": body,
-            "cookie": cookie,
-            "setCookieCount": .number(Double(setCookies.count)),
-        ])
-    }
-
-    /// `{"name", "value", "attributes": {lowercased name: value, or true for a flag}}`.
-    static func parseSetCookie(_ header: String) -> ScenarioJSON {
-        let parts = header.split(separator: ";", omittingEmptySubsequences: false).map {
-            $0.trimmingCharacters(in: .whitespaces)
-        }
-        let pair = parts[0].split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-        var attributes: [String: ScenarioJSON] = [:]
-        for part in parts.dropFirst() where !part.isEmpty {
-            let attribute = part.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
-            attributes[attribute[0].lowercased()] = attribute.count > 1 ? .string(String(attribute[1])) : .bool(true)
-        }
-        return .object([
-            "name": .string(String(pair[0])),
-            "value": .string(pair.count > 1 ? String(pair[1]) : ""),
-            "attributes": .object(attributes),
-        ])
-    }
-
-    private func concurrent(_ reader: ScenarioReader) async throws(ScenarioFormatError) -> ScenarioJSON {
-        let count = Int(try reader.number("count") ?? 0)
-        guard count > 0 && count <= 1000 else {
-            throw ScenarioFormatError(path: "concurrent.count", message: "must be 1 to 1000")
-        }
-        guard
-            let innerKind = [ScenarioAction.Kind.request, .exchange, .refresh].first(where: {
-                reader.members[$0.rawValue] != nil
-            }),
-            let inner = try reader.object(innerKind.rawValue)
-        else {
-            throw ScenarioFormatError(path: "concurrent", message: "needs one of request, exchange, refresh")
-        }
-        let request = try endpointRequest(innerKind, ScenarioReader(inner, path: "concurrent.\(innerKind.rawValue)"))
-        let engine = self.engine
-        let responses = await withTaskGroup(of: EndpointResponse.self) { group in
-            for _ in 0..<count {
-                group.addTask { await engine.handle(request: request) }
-            }
-            return await group.reduce(into: [EndpointResponse]()) { $0.append($1) }
-        }
-        var statuses: [String: ScenarioJSON] = [:]
-        for response in responses {
-            _ = document(for: response)  // records the secrets it carries
-            statuses[String(response.status)] = .number((statuses[String(response.status)]?.numberValue ?? 0) + 1)
-        }
-        return .object(["statuses": .object(statuses), "count": .number(Double(count))])
-    }
-
-    // MARK: Lifecycle
+    // MARK: Grants
 
     private func revokeGrant(_ reader: ScenarioReader) async throws(ScenarioFormatError) -> ScenarioJSON {
         let grant: GrantID?
@@ -290,17 +234,17 @@ extension ScenarioRun {
             if let value = try reader.string("refreshToken") {
                 grant =
                     try await OpaqueToken(presented: value, as: .refreshToken).asyncMap {
-                        try await self.memory.refreshToken($0.digest)?.grant.id
+                        try await self.store.refreshToken($0.digest)?.grant.id
                     } ?? nil
             } else if let value = try reader.string("accessToken") {
                 grant =
                     try await OpaqueToken(presented: value, as: .accessToken).asyncMap {
-                        try await self.memory.accessToken($0.digest)?.grant.id
+                        try await self.store.accessToken($0.digest)?.grant.id
                     } ?? nil
             } else if let value = try reader.string("sessionId") {
                 grant =
                     try await OpaqueToken(presented: value, as: .studioSession).asyncMap {
-                        try await self.memory.session($0.digest)?.grant.id
+                        try await self.store.session($0.digest)?.grant.id
                     } ?? nil
             } else {
                 throw ScenarioFormatError(path: "revokeGrant", message: "needs refreshToken, accessToken or sessionId")
@@ -354,19 +298,13 @@ extension ScenarioRun {
                 scope: scope,
                 startsSession: session
             )
-            let tokens = [
-                issued.credential.accessToken.unredactedValue, issued.credential.refreshToken.unredactedValue,
-            ]
-            secrets += tokens
             var result: [String: ScenarioJSON] = [
                 "grant": .string(issued.grant.description),
-                "accessToken": .string(tokens[0]),
-                "refreshToken": .string(tokens[1]),
+                "accessToken": .string(issued.credential.accessToken.unredactedValue),
+                "refreshToken": .string(issued.credential.refreshToken.unredactedValue),
             ]
             if let cookie = issued.cookie {
-                let value = Self.parseSetCookie(cookie.headerValue).value(at: "value") ?? .null
-                secrets.append(value.text)
-                result["sessionId"] = value
+                result["sessionId"] = SetCookieField.parse(cookie.headerValue).value(at: "value") ?? .null
             }
             return .object(result)
         } catch {
@@ -380,10 +318,12 @@ extension ScenarioRun {
         case "accountDirectory": accounts.failNext()
         case "rateLimiter": limiter.failNext()
         default:
-            guard let operation = FaultInjectingStore.Operation(rawValue: name) else {
+            guard ConformanceOperation.failableOperations.contains(name),
+                let operation = FaultInjectingStore.Operation(rawValue: name)
+            else {
                 throw ScenarioFormatError(
                     path: "failNext.operation",
-                    message: "must be one of \(ScenarioAction.Kind.failableOperations.joined(separator: ", "))"
+                    message: "must be one of \(ConformanceOperation.failableOperations.joined(separator: ", "))"
                 )
             }
             faults.failNext(operation)
@@ -412,6 +352,29 @@ extension ScenarioRun {
             .object(["authenticated": .bool(false), "failure": .string("\(failure)")])
         }
     }
+}
+
+extension InMemoryGrantStore: ConformanceStore {
+    public func recordTexts() async throws -> [String] {
+        let snapshot = snapshot()
+        var texts: [String] = []
+        func add(_ record: some Any) {
+            var text = ""
+            dump(record, to: &text)
+            texts.append(text)
+        }
+        snapshot.codes.values.forEach(add)
+        snapshot.grants.values.forEach(add)
+        snapshot.refreshTokens.values.forEach(add)
+        snapshot.accessTokens.values.forEach(add)
+        snapshot.sessions.values.forEach(add)
+        for (account, revokedAt) in snapshot.accountRevocations {
+            add((account: account, revokedAt: revokedAt))
+        }
+        return texts.sorted()
+    }
+
+    public func shutDown() async {}
 }
 
 extension Optional {
