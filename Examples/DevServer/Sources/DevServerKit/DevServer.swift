@@ -36,12 +36,32 @@ public final class DevServer: Sendable {
     /// Where each request's line goes: method, path, status, duration — never a query, header or body.
     private let log: @Sendable (String) -> Void
 
+    /// Defects a test plants on purpose, to show that the conformance runner finds them over HTTP.
+    /// Internal: only a `@testable` test can plant one.
+    struct PlantedDefects: Sendable {
+        /// The endpoint's responses lose `Cache-Control` (T-6).
+        var dropsCacheControl = false
+        /// Wraps the store of every conformance world (to make it forget a revocation, say).
+        var conformanceStore: (@Sendable (any ConformanceStore) -> any ConformanceStore)?
+    }
+
+    private let defects: PlantedDefects
+
     /// Prepares the server: the store (a PostgreSQL one is migrated), the engine and its cookie.
-    public init(
+    public convenience init(
         configuration: DevServerConfiguration,
         log: @escaping @Sendable (String) -> Void = { print($0) }
     ) async throws {
+        try await self.init(configuration: configuration, log: log, defects: PlantedDefects())
+    }
+
+    init(
+        configuration: DevServerConfiguration,
+        log: @escaping @Sendable (String) -> Void,
+        defects: PlantedDefects
+    ) async throws {
         self.configuration = configuration
+        self.defects = defects
         self.log = log
         cookie =
             configuration.insecureDevelopmentCookie && !configuration.usesTLS
@@ -74,10 +94,12 @@ public final class DevServer: Sendable {
             bytes.withUnsafeMutableBytes { SystemRandomSource().fill($0) }
             let token = bytes.map { String(format: "%02x", $0) }.joined()
             conformanceToken = token
-            conformance = try await ConformanceControl(
-                token: token,
-                makeStore: Self.conformanceStoreFactory(configuration.store)
-            )
+            let makeStore = Self.conformanceStoreFactory(configuration.store)
+            let wrap = defects.conformanceStore
+            conformance = try await ConformanceControl(token: token) { clients in
+                let store = try await makeStore(clients)
+                return wrap?(store) ?? store
+            }
         } else {
             conformanceToken = nil
             conformance = nil
@@ -186,11 +208,11 @@ public final class DevServer: Sendable {
                 peerAddress: peerAddress
             )
         )
-        return HTTPResponse(
-            status: response.status,
-            headers: response.headers.fields.map { ($0.name, $0.value) },
-            body: response.body
-        )
+        var fields = response.headers.fields.map { ($0.name, $0.value) }
+        if defects.dropsCacheControl {
+            fields.removeAll { $0.0 == "Cache-Control" }
+        }
+        return HTTPResponse(status: response.status, headers: fields, body: response.body)
     }
 
     /// The stores of the control API's worlds: in memory, or a PostgreSQL schema of their own
