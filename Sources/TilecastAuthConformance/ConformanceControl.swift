@@ -24,16 +24,25 @@ public final class ConformanceControl: Sendable {
 
     private let token: [UInt8]
     private let makeStore: StoreFactory
+    private let makeRandomSource: @Sendable () -> any RandomSource
     private let current: Mutex<ConformanceWorld>
 
     /// A control API guarded by `token` (the runner sends it as `Authorization: Bearer <token>`), starting
-    /// with a fresh world of the default configuration.
-    public init(token: String, makeStore: @escaping StoreFactory) async throws {
+    /// with a fresh world of the default configuration. Each world mints its secrets from a source
+    /// `randomSource` makes: the operating system's CSPRNG unless a test wants them reproducible.
+    public init(
+        token: String,
+        randomSource: @escaping @Sendable () -> any RandomSource = { SystemRandomSource() },
+        makeStore: @escaping StoreFactory
+    ) async throws {
         self.token = Array(token.utf8)
         self.makeStore = makeStore
+        makeRandomSource = randomSource
         let configuration = ScenarioConfiguration()
         let store = try await makeStore(ConformanceWorld.clients(for: configuration))
-        current = Mutex(try ConformanceWorld(configuration: configuration, store: store))
+        current = Mutex(
+            try ConformanceWorld(configuration: configuration, store: store, randomSource: randomSource())
+        )
     }
 
     /// The current world.
@@ -70,7 +79,7 @@ public final class ConformanceControl: Sendable {
         }
         let fresh: ConformanceWorld
         do {
-            fresh = try ConformanceWorld(configuration: configuration, store: store)
+            fresh = try ConformanceWorld(configuration: configuration, store: store, randomSource: makeRandomSource())
         } catch {
             await store.shutDown()
             return .configurationRefused("\(error)")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import TilecastAuth
+@_spi(Testing) import TilecastAuthTesting
 
 /// What the scenarios run against: TilecastAuth's engine in process (``InProcessTarget``) or any server
 /// over HTTP that implements the control API (``HTTPTarget``).
@@ -51,50 +52,58 @@ public struct TargetCapabilities: Sendable, Equatable {
     /// Everything: what ``ConformanceControl`` implements.
     public static let complete = try! TargetCapabilities(document: ConformanceControl.capabilities)
 
-    /// Why `scenario` cannot run on a target with these capabilities, or `nil` when it can.
-    public func reasonNotApplicable(to scenario: Scenario) -> String? {
-        var operations: Set<String> = ["reset"]
-        var failures: Set<String> = []
-        var needsPeer = false
+    /// What `scenario` needs of a target: `reset` and the operations of its steps, `inspect` for
+    /// `storeUnchanged` and `secretsProtected`, the backend operations it makes fail, the configuration
+    /// members it sets, and the peer field when a request gives its peer.
+    public static func required(by scenario: Scenario) -> TargetCapabilities {
+        var needs = TargetCapabilities(
+            operations: ["reset"],
+            configuration: Set(scenario.configurationOverrides.keys),
+            failNext: [],
+            peer: false
+        )
         for step in scenario.steps {
             if let operation = step.action.kind.operation {
-                operations.insert(operation.rawValue)
+                needs.operations.insert(operation.rawValue)
             }
             if step.action.kind == .failNext, let name = step.action.parameters["operation"]?.stringValue {
-                failures.insert(name)
+                needs.failNext.insert(name)
             }
             if step.expectation["storeUnchanged"] != nil || step.expectation["secretsProtected"] != nil {
-                operations.insert(ConformanceOperation.inspect.rawValue)
+                needs.operations.insert(ConformanceOperation.inspect.rawValue)
             }
             let requests =
-                [step.action.parameters]
-                + ["request", "exchange", "refresh"].compactMap {
-                    step.action.kind == .concurrent ? step.action.parameters[$0]?.objectValue : nil
-                }
-            if step.action.kind.isRequest || step.action.kind == .concurrent,
-                requests.contains(where: { $0["peer"] != nil })
-            {
-                needsPeer = true
+                step.action.kind == .concurrent
+                ? ["request", "exchange", "refresh"].compactMap { step.action.parameters[$0]?.objectValue }
+                : step.action.kind.isRequest ? [step.action.parameters] : []
+            if requests.contains(where: { $0["peer"] != nil }) {
+                needs.peer = true
             }
         }
+        return needs
+    }
+
+    /// Why `scenario` cannot run on a target with these capabilities, or `nil` when it can.
+    public func reasonNotApplicable(to scenario: Scenario) -> String? {
+        let needs = Self.required(by: scenario)
         var reasons: [String] = []
-        let missing = operations.subtracting(self.operations).sorted()
+        let missing = needs.operations.subtracting(operations).sorted()
         if !missing.isEmpty {
             reasons.append(
                 "needs the control operation\(missing.count == 1 ? "" : "s") \(missing.joined(separator: ", "))"
             )
         }
-        let unfailable = failures.subtracting(failNext).sorted()
+        let unfailable = needs.failNext.subtracting(failNext).sorted()
         if !unfailable.isEmpty {
             reasons.append("needs failNext of \(unfailable.joined(separator: ", "))")
         }
-        let members = Set(scenario.configurationOverrides.keys).subtracting(configuration).sorted()
+        let members = needs.configuration.subtracting(configuration).sorted()
         if !members.isEmpty {
             reasons.append(
                 "needs the configuration member\(members.count == 1 ? "" : "s") \(members.joined(separator: ", "))"
             )
         }
-        if needsPeer && !peer {
+        if needs.peer && !peer {
             reasons.append("needs requests from a given peer address (\(ConformanceControl.peerField))")
         }
         return reasons.isEmpty ? nil : reasons.joined(separator: "; ")
@@ -141,7 +150,10 @@ public struct InProcessTarget: ConformanceTarget {
     private let control: ConformanceControl
 
     public init() async throws {
-        control = try await ConformanceControl(token: "") { clients in InMemoryGrantStore(clients: clients) }
+        // Seeded: a run in process mints the same secrets every time, so its reports can be compared.
+        control = try await ConformanceControl(token: "", randomSource: { SeededRandomSource(seed: 0xC0FFEE) }) {
+            clients in InMemoryGrantStore(clients: clients)
+        }
     }
 
     public func capabilities() async throws(TargetError) -> TargetCapabilities {

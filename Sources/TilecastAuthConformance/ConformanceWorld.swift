@@ -32,7 +32,7 @@ public final class ConformanceWorld: Sendable {
     let store: any ConformanceStore
     let faults: FaultInjectingStore
     let clock = ManualTimeSource(ConformanceWorld.start)
-    let random = SeededRandomSource(seed: 0xC0FFEE)
+    let random: ForwardingRandomSource
     let accounts = ScenarioAccountDirectory()
     let limiter: ScenarioRateLimiter
     let events = ScenarioEventLog()
@@ -68,10 +68,15 @@ public final class ConformanceWorld: Sendable {
         return clients
     }
 
-    /// A fresh world on `store`, which must be empty and hold ``clients(for:)``. Throws when the engine
-    /// refuses the configuration.
-    public init(configuration: ScenarioConfiguration, store: any ConformanceStore) throws(ConfigurationError) {
+    /// A fresh world on `store`, which must be empty and hold ``clients(for:)``, minting its secrets from
+    /// `randomSource`. Throws when the engine refuses the configuration.
+    public init(
+        configuration: ScenarioConfiguration,
+        store: any ConformanceStore,
+        randomSource: any RandomSource = SystemRandomSource()
+    ) throws(ConfigurationError) {
         self.store = store
+        random = ForwardingRandomSource(base: randomSource)
         faults = FaultInjectingStore(store)
         limiter = ScenarioRateLimiter(
             capacity: configuration.rateLimit.capacity,
@@ -382,5 +387,15 @@ extension Optional {
     fileprivate func asyncMap<Result>(_ transform: (Wrapped) async throws -> Result) async rethrows -> Result? {
         guard let wrapped = self else { return nil }
         return try await transform(wrapped)
+    }
+}
+
+/// A random source that forwards to another, whatever its type: the world's, handed to the generic
+/// minting functions.
+struct ForwardingRandomSource: RandomSource {
+    let base: any RandomSource
+
+    func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        base.fill(buffer)
     }
 }

@@ -17,6 +17,8 @@ struct ConformanceCommand: Subcommand {
           --control-token    the control API's token (default: $TILECAST_CONFORMANCE_TOKEN)
           --timeout          seconds each request may take, connecting included (default 10)
           --junit PATH       also write the results as JUnit XML
+          --requirements     print, for each control operation, configuration member and the peer field,
+                             the scenarios that need it (Markdown), and run nothing
           --coverage         also list, for every rule of the specification, the passing scenarios that
                              cover it; fails if a rule has none or a scenario names a rule that does not exist
           --specification    the specification whose rule ids count (default: Docs/Specification.md)
@@ -33,6 +35,7 @@ struct ConformanceCommand: Subcommand {
     var controlToken = ProcessInfo.processInfo.environment["TILECAST_CONFORMANCE_TOKEN"]
     var timeout = 10.0
     var junit: String?
+    var requirements = false
 
     init(arguments: [String]) throws(UsageError) {
         var remaining = arguments[...]
@@ -44,6 +47,8 @@ struct ConformanceCommand: Subcommand {
             switch argument {
             case "--coverage":
                 coverage = true
+            case "--requirements":
+                requirements = true
             case "--specification":
                 specification = try value(of: argument)
             case "--target":
@@ -93,6 +98,10 @@ struct ConformanceCommand: Subcommand {
         } catch {
             print("error: \(error)")
             return .cannotRun
+        }
+        if requirements {
+            printRequirements(of: suite.scenarios)
+            return suite.invalidFiles.isEmpty ? nil : .cannotRun
         }
         let runner: ScenarioRunner
         do {
@@ -146,6 +155,33 @@ struct ConformanceCommand: Subcommand {
         }
         guard coverage else { return nil }
         return reportCoverage(of: passed) ? nil : .scenariosFailed
+    }
+
+    /// Prints, as a Markdown list, the scenarios that need each operation besides `reset`, each backend
+    /// operation of `failNext`, each configuration member and the peer field.
+    private func printRequirements(of scenarios: [Scenario]) {
+        let needs = scenarios.map { (name: $0.name, needs: TargetCapabilities.required(by: $0)) }
+        func line(_ label: String, _ names: [String]) {
+            guard !names.isEmpty else { return }
+            print("- \(label) (\(names.count)): \(names.sorted().joined(separator: ", "))")
+        }
+        for operation in ConformanceOperation.allCases {
+            line(
+                "`\(operation.rawValue)`",
+                needs.filter { $0.needs.operations.contains(operation.rawValue) }.map(\.name)
+            )
+        }
+        for operation in ConformanceOperation.failableOperations {
+            line("`failNext` of `\(operation)`", needs.filter { $0.needs.failNext.contains(operation) }.map(\.name))
+        }
+        for member in ScenarioConfiguration.keys.sorted() {
+            line("configuration `\(member)`", needs.filter { $0.needs.configuration.contains(member) }.map(\.name))
+        }
+        line("the peer field", needs.filter(\.needs.peer).map(\.name))
+        let plain = needs.filter {
+            $0.needs.operations == ["reset"] && $0.needs.configuration.isEmpty && !$0.needs.peer
+        }
+        line("nothing but `reset`", plain.map(\.name))
     }
 
     /// The runner for `--target`, or for the engine in process.
