@@ -151,9 +151,11 @@ public struct InProcessTarget: ConformanceTarget {
 
     public init() async throws {
         // Seeded: a run in process mints the same secrets every time, so its reports can be compared.
-        control = try await ConformanceControl(token: "", randomSource: { SeededRandomSource(seed: 0xC0FFEE) }) {
-            clients in InMemoryGrantStore(clients: clients)
-        }
+        control = try await ConformanceControl(
+            token: "",
+            randomSource: { SeededRandomSource(seed: 0xC0FFEE) },
+            makeStore: { clients in InMemoryGrantStore(clients: clients) }
+        )
     }
 
     public func capabilities() async throws(TargetError) -> TargetCapabilities {
