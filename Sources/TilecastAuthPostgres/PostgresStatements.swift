@@ -127,11 +127,12 @@ struct PostgresStatements: Sendable {
             RETURNING r.tokens
             """
         )
-        // The whole seconds until the key's bucket holds a token again, for a refused attempt.
+        // The whole seconds until the key's bucket holds a token again, for a refused attempt: the wait to
+        // the microsecond, rounded up, as `TokenBucket` computes it.
         rateLimitWait = statement(
             "rate_limit_wait",
             """
-            SELECT greatest(1, ceil((1 - least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4)) * $4))::float8
+            SELECT greatest(1, ceil(round(((1 - least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4)) * $4)::numeric, 6)))::float8
             FROM \(s).rate_limits r WHERE r.key = $1
             """
         )

@@ -181,7 +181,7 @@ struct ReferenceModel {
         case .active:
             break
         case .rotated(let at, let successor):
-            guard leeway > 0, abs(now - at) <= leeway, grant.currentRefreshToken == successor else {
+            guard leeway > 0, abs(now - at) < leeway, grant.currentRefreshToken == successor else {
                 return (.refused(400, "invalid_grant"), token.grant, nil)
             }
             current = successor

@@ -46,12 +46,12 @@ public struct RefreshToken: Hashable, Sendable {
 }
 
 extension RefreshToken {
-    /// Whether presenting this token at `now` is a retry the reuse leeway allows: the token was
-    /// rotated within `leeway` of `now` — on either side, so that a clock set back never stretches the
-    /// window — and its successor is still the grant's current token. Anything else but an active token
-    /// is reuse (RFC 9700 §4.14.2).
+    /// Whether presenting this token at `now` is a retry the reuse leeway allows: `now` is less
+    /// than `leeway` from the rotation's time — on either side, so that a clock set back never stretches
+    /// the window, and open at both ends, as every expiry is (C-9) — and the token's successor is still
+    /// the grant's current token. Anything else but an active token is reuse (RFC 9700 §4.14.2).
     func isRetryWithinLeeway(of grant: Grant, at now: Date, leeway: Duration) -> Bool {
         guard case .rotated(let rotatedAt, let successor) = state, leeway > .zero else { return false }
-        return abs(now.timeIntervalSince(rotatedAt)) <= leeway.timeInterval && grant.currentRefreshToken == successor
+        return abs(now.timeIntervalSince(rotatedAt)) < leeway.timeInterval && grant.currentRefreshToken == successor
     }
 }

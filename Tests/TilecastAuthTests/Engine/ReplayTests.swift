@@ -145,6 +145,27 @@ struct ReplayTests {
         #expect(await harness.refresh(first).status == 400)
     }
 
+    @Test("The leeway window is open at both ends: a retry exactly the leeway after the rotation is reuse")
+    func leewayEndsAtItsBound() async throws {
+        let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(10)))
+        let first = try #require(try await harness.signIn().refreshToken)
+        let next = try #require(await harness.refresh(first).refreshToken)
+        harness.clock.advance(by: 10)  // the leeway has ended at this instant, as every expiry does (C-9)
+        #expect(await harness.refresh(first).status == 400)
+        #expect(harness.observer.reuses.count == 1)
+        #expect(await harness.refresh(next).status == 400)
+    }
+
+    @Test("A clock exactly the leeway behind the rotation treats a retry as reuse")
+    func leewayEndsAtItsBoundWithClockSetBack() async throws {
+        let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(10)))
+        let first = try #require(try await harness.signIn().refreshToken)
+        _ = await harness.refresh(first)  // lost on the way back
+        harness.clock.advance(by: -10)
+        #expect(await harness.refresh(first).status == 400)
+        #expect(harness.observer.reuses.count == 1)
+    }
+
     @Test("The leeway never resurrects an older generation")
     func leewayOlderGeneration() async throws {
         let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(30)))
