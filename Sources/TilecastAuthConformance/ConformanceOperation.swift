@@ -8,7 +8,7 @@
 public enum ConformanceOperation: String, Sendable, CaseIterable {
     case issueCode, insertCode, advanceClock, setClock, revokeGrant, revokeAllGrants, signOut
     case authenticateSession, authenticateBearer, setAccount, failNextSessionStart, failNext, createGrant
-    case removeExpired
+    case removeExpired, serveClient
     /// Every stored record and every security event as text, for `storeUnchanged` and
     /// `secretsProtected`.
     case inspect
@@ -29,6 +29,7 @@ public enum ConformanceOperation: String, Sendable, CaseIterable {
         case .failNextSessionStart, .removeExpired, .inspect: []
         case .failNext: ["operation"]
         case .createGrant: ["account", "client", "scope", "session"]
+        case .serveClient: ["client", "callbackUri"]
         }
     }
 

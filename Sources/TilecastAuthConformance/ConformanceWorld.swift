@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 public import Foundation
+import Synchronization
 public import TilecastAuth
 @_spi(Testing) import TilecastAuthTesting
 
@@ -27,8 +28,10 @@ public final class ConformanceWorld: Sendable {
     static let defaultAccount = "alice"
     static let defaultScope = "tiles:read profile"
 
-    /// The engine; endpoint requests go straight to it.
-    public let engine: AuthEngine
+    /// The engine; endpoint requests go straight to it. `serveClient` replaces it with one that serves
+    /// another client on the same store.
+    public var engine: AuthEngine { currentEngine.withLock { $0 } }
+    private let currentEngine: Mutex<AuthEngine>
     let store: any ConformanceStore
     let faults: FaultInjectingStore
     let clock = ManualTimeSource(ConformanceWorld.start)
@@ -82,8 +85,22 @@ public final class ConformanceWorld: Sendable {
             capacity: configuration.rateLimit.capacity,
             refillSeconds: configuration.rateLimit.refillSeconds
         )
-        engine = try AuthEngine(
-            configuration: configuration.engine,
+        currentEngine = Mutex(
+            try Self.makeEngine(configuration.engine, faults, accounts, limiter, events, clock, random)
+        )
+    }
+
+    private static func makeEngine(
+        _ configuration: EngineConfiguration,
+        _ faults: FaultInjectingStore,
+        _ accounts: ScenarioAccountDirectory,
+        _ limiter: ScenarioRateLimiter,
+        _ events: ScenarioEventLog,
+        _ clock: ManualTimeSource,
+        _ random: ForwardingRandomSource
+    ) throws(ConfigurationError) -> AuthEngine {
+        try AuthEngine(
+            configuration: configuration,
             store: faults,
             accounts: accounts,
             rateLimiter: limiter,
@@ -91,6 +108,34 @@ public final class ConformanceWorld: Sendable {
             timeSource: clock,
             randomSource: random
         )
+    }
+
+    /// From now on, the endpoint serves `client` with callback `callbackURI`, on the same store, clock,
+    /// accounts and rate limiter: another client's endpoint on the same data, as a server with a web and
+    /// an iOS endpoint has. The client must be registered with that redirect URI.
+    private func serveClient(_ reader: ScenarioReader) async throws(ScenarioFormatError) -> ScenarioJSON {
+        guard let client = try reader.string("client"), let callbackURI = try reader.string("callbackUri") else {
+            throw ScenarioFormatError(path: "serveClient", message: "needs client and callbackUri")
+        }
+        let registered: Client?
+        do {
+            registered = try await store.client(ClientID(client))
+        } catch {
+            return .object(["error": .string("\(error)")])
+        }
+        guard let registered, registered.redirectURIs.contains(callbackURI) else {
+            return .object(["error": .string("\(client) is not registered with the redirect URI \(callbackURI)")])
+        }
+        var configuration = engine.configuration
+        configuration.servedClient = ClientID(client)
+        configuration.callbackURI = callbackURI
+        do {
+            let served = try Self.makeEngine(configuration, faults, accounts, limiter, events, clock, random)
+            currentEngine.withLock { $0 = served }
+        } catch {
+            return .object(["error": .string("\(error)")])
+        }
+        return .object([:])
     }
 
     /// What `inspect` returns: every stored record and every security event, as text.
@@ -167,6 +212,8 @@ public final class ConformanceWorld: Sendable {
             }
         case .inspect:
             return await backend { try await self.inspect() }
+        case .serveClient:
+            return try await serveClient(reader)
         }
     }
 

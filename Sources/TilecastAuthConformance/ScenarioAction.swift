@@ -7,7 +7,7 @@ public struct ScenarioAction: Sendable {
     public enum Kind: String, Sendable, CaseIterable {
         case issueCode, insertCode, request, exchange, refresh, concurrent, advanceClock, setClock, revokeGrant
         case revokeAllGrants, signOut, authenticateSession, authenticateBearer, setAccount
-        case failNextSessionStart, failNext, createGrant, removeExpired
+        case failNextSessionStart, failNext, createGrant, removeExpired, serveClient
 
         /// The parameters the action accepts.
         var allowedParameters: Set<String> {
@@ -38,6 +38,7 @@ public struct ScenarioAction: Sendable {
             case .setAccount: ["account", "active"]
             case .failNext: ["operation"]
             case .createGrant: ["client"]
+            case .serveClient: ["client", "callbackUri"]
             default: []
             }
         }

@@ -32,6 +32,12 @@ extension ScenarioRun {
                 throw ScenarioFormatError(path: kind.rawValue, message: "is not an action")
             }
             let result = try await target.perform(operation, parameters)
+            if operation == .serveClient, result.value(at: "error") == nil,
+                let client = parameters["client"]?.stringValue, let callback = parameters["callbackUri"]?.stringValue
+            {
+                servedClient = client
+                callbackURI = callback
+            }
             for path in ["code", "verifier", "accessToken", "refreshToken", "sessionId"] {
                 if let secret = result.value(at: path)?.stringValue, !secret.isEmpty {
                     secrets.append(secret)
@@ -105,10 +111,6 @@ extension ScenarioRun {
             peer: peer
         )
     }
-
-    /// The served client and callback of the scenario's configuration.
-    private var servedClient: String { scenario.configuration.engine.servedClient.rawValue }
-    private var callbackURI: String { scenario.configuration.engine.callbackURI }
 
     /// The result document of an endpoint response: `status`, `headers` (lowercased names), `body` (the
     /// JSON, or null), `cookie` (the first `Set-Cookie` parsed, or null) and `setCookieCount`. Records

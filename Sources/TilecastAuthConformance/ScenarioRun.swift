@@ -13,10 +13,16 @@ final class ScenarioRun {
     var variables = ScenarioVariables()
     /// Every secret the run has seen: codes, verifiers, tokens, session ids.
     var secrets: [String] = []
+    /// The client the endpoint serves and its callback — the defaults of `exchange` and `refresh` —
+    /// from the configuration, then from the last `serveClient`.
+    var servedClient: String
+    var callbackURI: String
 
     init(_ scenario: Scenario, on target: any ConformanceTarget) {
         self.scenario = scenario
         self.target = target
+        servedClient = scenario.configuration.engine.servedClient.rawValue
+        callbackURI = scenario.configuration.engine.callbackURI
     }
 
     /// What running the steps came to.
