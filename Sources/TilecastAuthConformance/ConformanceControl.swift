@@ -27,7 +27,8 @@ public final class ConformanceControl: Sendable {
     private let makeRandomSource: @Sendable () -> any RandomSource
     private let current: Mutex<ConformanceWorld>
 
-    /// A control API guarded by `token` (the runner sends it as `Authorization: Bearer <token>`), starting
+    /// A control API guarded by `token` — at least 32 characters, such as 128 random bits in hex; the
+    /// runner sends it as `Authorization: Bearer <token>` — starting
     /// with a fresh world of the default configuration. Each world mints its secrets from a source
     /// `randomSource` makes: the operating system's CSPRNG unless a test wants them reproducible.
     public init(
@@ -35,6 +36,9 @@ public final class ConformanceControl: Sendable {
         randomSource: @escaping @Sendable () -> any RandomSource = { SystemRandomSource() },
         makeStore: @escaping StoreFactory
     ) async throws {
+        guard token.utf8.count >= 32 else {
+            throw TargetError("the control token must have at least 32 characters (128 bits as hex)")
+        }
         self.token = Array(token.utf8)
         self.makeStore = makeStore
         makeRandomSource = randomSource
@@ -130,11 +134,17 @@ public final class ConformanceControl: Sendable {
             return Self.error(404, "unknownOperation", "the API lives under \(Self.pathPrefix)")
         }
         let name = String(path.dropFirst(Self.pathPrefix.count))
+        guard name == "capabilities" || name == "reset" || ConformanceOperation(rawValue: name) != nil else {
+            return Self.error(404, "unknownOperation", "no operation \(name)")
+        }
         if name == "capabilities" {
+            guard method == "GET" || method == "POST" else {
+                return Self.error(405, "methodNotAllowed", "capabilities is GET or POST")
+            }
             return (200, Self.capabilities.description)
         }
         guard method == "POST" else {
-            return Self.error(405, "methodNotAllowed", "operations are POST; capabilities is GET or POST")
+            return Self.error(405, "methodNotAllowed", "operations are POST")
         }
         let parameters: [String: ScenarioJSON]
         if body.isEmpty {
@@ -156,6 +166,14 @@ public final class ConformanceControl: Sendable {
             }
             guard let operation = ConformanceOperation(rawValue: name) else {
                 return Self.error(404, "unknownOperation", "no operation \(name)")
+            }
+            if operation == .inspect {
+                // A store that cannot be shown fails the check that needs it: never a 200.
+                do {
+                    return (200, try await world.inspect().description)
+                } catch {
+                    return Self.error(503, "inspectFailed", "\(error)")
+                }
             }
             return (200, try await world.perform(operation, parameters).description)
         } catch {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import TilecastAuth
 @_spi(Testing) import TilecastAuthTesting
 
@@ -41,7 +42,17 @@ public struct TargetCapabilities: Sendable, Equatable {
     /// Reads the document the `capabilities` operation returns.
     public init(document: ScenarioJSON) throws(TargetError) {
         guard let object = document.objectValue, let operations = object["operations"]?.arrayValue else {
-            throw TargetError("the capabilities document has no operations array: \(document)")
+            throw TargetError(
+                "the capabilities document has no operations array: \(String(describing: document).prefix(300))"
+            )
+        }
+        guard object["version"]?.numberValue == Double(ConformanceControl.version) else {
+            throw TargetError(
+                "the target speaks control API version \(object["version"].map(String.init(describing:)) ?? "none"); this runner speaks \(ConformanceControl.version)"
+            )
+        }
+        guard operations.contains(.string("reset")) else {
+            throw TargetError("the target's capabilities do not list reset, without which no scenario can run")
         }
         self.operations = Set(operations.compactMap(\.stringValue))
         configuration = Set((object["configuration"]?.arrayValue ?? []).compactMap(\.stringValue))
@@ -151,8 +162,10 @@ public struct InProcessTarget: ConformanceTarget {
 
     public init() async throws {
         // Seeded: a run in process mints the same secrets every time, so its reports can be compared.
+        var bytes = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeMutableBytes { SystemRandomSource().fill($0) }
         control = try await ConformanceControl(
-            token: "",
+            token: bytes.map { String(format: "%02x", $0) }.joined(),
             randomSource: { SeededRandomSource(seed: 0xC0FFEE) },
             makeStore: { clients in InMemoryGrantStore(clients: clients) }
         )

@@ -26,6 +26,9 @@ public final class ConformanceWorld: Sendable {
     /// The instant every world starts at (2027-01-15 08:00:00 UTC); `setClock` counts from it.
     public static let start = Date(timeIntervalSince1970: 1_800_000_000)
     static let defaultAccount = "alice"
+    /// How far, in seconds, the clock may be moved at once or set from the start: about 31 years, beyond
+    /// every lifetime the specification allows and well inside what a date can hold.
+    static let clockRange = 1e9
     static let defaultScope = "tiles:read profile"
 
     /// The engine; endpoint requests go straight to it. `serveClient` replaces it with one that serves
@@ -160,14 +163,14 @@ public final class ConformanceWorld: Sendable {
         case .insertCode:
             return try await insertCode(reader)
         case .advanceClock:
-            guard let seconds = try reader.number("seconds"), seconds >= 0 else {
-                throw ScenarioFormatError(path: "advanceClock.seconds", message: "must be a number ≥ 0")
+            guard let seconds = try reader.number("seconds"), seconds >= 0, seconds <= Self.clockRange else {
+                throw ScenarioFormatError(path: "advanceClock.seconds", message: "must be a number from 0 to 10⁹")
             }
             clock.advance(by: seconds)
             return .object([:])
         case .setClock:
-            guard let seconds = try reader.number("seconds") else {
-                throw ScenarioFormatError(path: "setClock.seconds", message: "is required")
+            guard let seconds = try reader.number("seconds"), abs(seconds) <= Self.clockRange else {
+                throw ScenarioFormatError(path: "setClock.seconds", message: "must be a number from -10⁹ to 10⁹")
             }
             clock.set(Self.start.addingTimeInterval(seconds))
             return .object([:])

@@ -25,8 +25,12 @@ public struct HTTPTarget: ConformanceTarget {
         guard components.query == nil, components.fragment == nil else {
             throw TargetError("\(baseURL): the base URL takes no query or fragment")
         }
-        wire = HTTPWire(host: host, port: UInt16(components.port ?? 80), timeout: timeout)
-        basePath = components.path.hasSuffix("/") ? String(components.path.dropLast()) : components.path
+        guard let port = UInt16(exactly: components.port ?? 80), port > 0 else {
+            throw TargetError("\(baseURL): the port must be 1 to 65535")
+        }
+        wire = HTTPWire(host: host, port: port, timeout: timeout)
+        let path = components.percentEncodedPath
+        basePath = path.hasSuffix("/") ? String(path.dropLast()) : path
         self.token = token
         knownCapabilities = nil
     }

@@ -123,17 +123,17 @@ public struct HTTPWire: Sendable {
     /// ``send(_:)`` on the calling thread.
     func sendBlocking(_ requests: [WireRequest]) -> [Result<WireResponse, WireError>] {
         let deadline = ContinuousClock.now.advanced(by: timeout)
-        let address: [UInt8]
+        let addresses: [[UInt8]]
         do {
-            address = try resolve()
+            addresses = try resolve()
         } catch {
             return requests.map { _ in .failure(error) }
         }
         var connections: [Connection] = requests.map { request in
-            Connection(outgoing: serialize(request))
+            Connection(outgoing: serialize(request), addresses: addresses)
         }
         for index in connections.indices {
-            connections[index].open(address)
+            connections[index].open()
         }
         while connections.contains(where: { !$0.isFinished }) {
             let remaining = ContinuousClock.now.duration(to: deadline)
@@ -145,11 +145,7 @@ public struct HTTPWire: Sendable {
                 break
             }
             var descriptors = connections.map { connection in
-                pollfd(
-                    fd: connection.isFinished ? -1 : connection.socket,
-                    events: Int16(connection.wantsToWrite ? POLLOUT : POLLIN),
-                    revents: 0
-                )
+                pollfd(fd: connection.isFinished ? -1 : connection.socket, events: connection.events, revents: 0)
             }
             let milliseconds = Int32(clamping: remaining.components.seconds * 1000 + 1)
             let ready = poll(&descriptors, nfds_t(descriptors.count), min(milliseconds, 1000))
@@ -161,7 +157,7 @@ public struct HTTPWire: Sendable {
                 break
             }
             for index in connections.indices where descriptors[index].revents != 0 {
-                connections[index].progress()
+                connections[index].progress(descriptors[index].revents)
             }
         }
         return connections.map { connection in
@@ -174,7 +170,8 @@ public struct HTTPWire: Sendable {
     /// request has a body or is not a GET, HEAD or OPTIONS without one) and `Connection: close`.
     func serialize(_ request: WireRequest) -> [UInt8] {
         var head = "\(request.method) \(request.target) HTTP/1.1\r\n"
-        head += "Host: \(host.contains(":") ? "[\(host)]" : host):\(port)\r\n"
+        let bracketed = host.contains(":") && !host.hasPrefix("[") ? "[\(host)]" : host
+        head += "Host: \(bracketed):\(port)\r\n"
         for field in request.headers {
             head += "\(field.name): \(field.value)\r\n"
         }
@@ -185,46 +182,71 @@ public struct HTTPWire: Sendable {
         return Array(head.utf8) + request.body
     }
 
-    /// The server's address: an IPv4 or IPv6 socket address, as bytes.
-    private func resolve() throws(WireError) -> [UInt8] {
+    /// The server's addresses, IPv4 or IPv6 socket addresses as bytes, in the resolver's order; a
+    /// connection tries the next when one refuses. An IPv6 literal may come in brackets.
+    private func resolve() throws(WireError) -> [[UInt8]] {
+        let name = host.hasPrefix("[") && host.hasSuffix("]") ? String(host.dropFirst().dropLast()) : host
         var hints = addrinfo()
         hints.ai_socktype = streamSocket
         hints.ai_family = AF_UNSPEC
         var found: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(host, String(port), &hints, &found)
-        guard status == 0, let first = found else {
+        let status = getaddrinfo(name, String(port), &hints, &found)
+        guard status == 0, found != nil else {
             throw WireError("cannot resolve \(host): \(String(cString: gai_strerror(status)))")
         }
         defer { freeaddrinfo(found) }
-        return Array(UnsafeRawBufferPointer(start: first.pointee.ai_addr, count: Int(first.pointee.ai_addrlen)))
+        var addresses: [[UInt8]] = []
+        var next = found
+        while let entry = next {
+            addresses.append(
+                Array(UnsafeRawBufferPointer(start: entry.pointee.ai_addr, count: Int(entry.pointee.ai_addrlen)))
+            )
+            next = entry.pointee.ai_next
+        }
+        return addresses
     }
 }
 
 /// One request's connection, advanced by `poll` readiness.
 private struct Connection {
     var socket: Int32 = -1
-    var outgoing: [UInt8]
+    let outgoing: [UInt8]
+    let addresses: [[UInt8]]
+    var addressIndex = 0
     var sent = 0
-    var incoming: [UInt8] = []
+    var framing = ResponseFraming()
     var connected = false
     var result: Result<WireResponse, WireError>?
 
-    init(outgoing: [UInt8]) {
+    init(outgoing: [UInt8], addresses: [[UInt8]]) {
         self.outgoing = outgoing
+        self.addresses = addresses
     }
 
     var isFinished: Bool { result != nil }
-    var wantsToWrite: Bool { !connected || sent < outgoing.count }
+
+    /// What to wait for: the connect, then writing — and reading too, since a server may answer (a 413,
+    /// say) before it has read the whole body — then reading.
+    var events: Int16 {
+        !connected ? Int16(POLLOUT) : sent < outgoing.count ? Int16(POLLOUT | POLLIN) : Int16(POLLIN)
+    }
 
     func timeoutMessage(after seconds: Double) -> String {
         let phase =
             !connected
             ? "connecting" : sent < outgoing.count ? "sending the request" : "waiting for the response"
-        let received = incoming.isEmpty ? "nothing received" : "\(incoming.count) bytes received"
+        let count = framing.receivedCount
+        let received = count == 0 ? "nothing received" : "\(count) bytes received"
         return "timed out after \(String(format: "%g", seconds)) s \(phase) (\(received))"
     }
 
-    mutating func open(_ address: [UInt8]) {
+    /// Opens a socket and starts connecting to the current address.
+    mutating func open() {
+        if socket >= 0 {
+            closeSocket(socket)
+            socket = -1
+        }
+        let address = addresses[addressIndex]
         let family = address.withUnsafeBytes { $0.load(fromByteOffset: 0, as: sa_family_t.self) }
         socket = openSocket(Int32(family))
         guard socket >= 0 else {
@@ -237,7 +259,17 @@ private struct Connection {
             connect(socket, bytes.baseAddress!.assumingMemoryBound(to: sockaddr.self), socklen_t(bytes.count))
         }
         if status != 0 && errno != EINPROGRESS {
-            fail("cannot connect: \(String(cString: strerror(errno)))")
+            connectFailed(errno)
+        }
+    }
+
+    /// Tries the next address, or fails when there is none.
+    private mutating func connectFailed(_ error: Int32) {
+        if addressIndex + 1 < addresses.count {
+            addressIndex += 1
+            open()
+        } else {
+            fail("cannot connect: \(String(cString: strerror(error)))")
         }
     }
 
@@ -253,55 +285,63 @@ private struct Connection {
         }
     }
 
-    /// Does whatever the socket is ready for: finish connecting, write, or read and try to frame.
-    mutating func progress() {
+    /// Does what the socket is ready for: finish connecting, read (an answer may come before the
+    /// request is all sent), or write.
+    mutating func progress(_ ready: Int16) {
         if !connected {
             var error: Int32 = 0
             var length = socklen_t(MemoryLayout<Int32>.size)
             getsockopt(socket, SOL_SOCKET, SO_ERROR, &error, &length)
             guard error == 0 else {
-                fail("cannot connect: \(String(cString: strerror(error)))")
+                connectFailed(error)
                 return
             }
             connected = true
-        }
-        if sent < outgoing.count {
-            let written = outgoing[sent...].withUnsafeBytes { sendBytes(socket, $0) }
-            if written > 0 {
-                sent += written
-            } else if written < 0 && errno != EAGAIN && errno != EINTR {
-                // The server may answer and close before reading the whole body (a 413, say): read it.
-                if errno == EPIPE || errno == ECONNRESET {
-                    sent = outgoing.count
-                } else {
-                    fail("cannot send: \(String(cString: strerror(errno)))")
-                }
-            }
             return
         }
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
-        if count > 0 {
-            incoming += buffer[..<count]
-            if incoming.count > HTTPWire.maximumResponseBytes {
-                fail("the response is larger than \(HTTPWire.maximumResponseBytes) bytes")
-                return
-            }
-            frame(atEnd: false)
-        } else if count == 0 {
-            frame(atEnd: true)
-            fail(incoming.isEmpty ? "the server closed the connection without answering" : "the response ended early")
-        } else if errno != EAGAIN && errno != EINTR {
-            if errno == ECONNRESET && !incoming.isEmpty {
-                frame(atEnd: true)
-            }
-            fail("cannot read the response: \(String(cString: strerror(errno)))")
+        if ready & Int16(POLLIN | POLLHUP | POLLERR) != 0 {
+            read()
+        } else if sent < outgoing.count {
+            write()
         }
     }
 
-    /// Sets `result` once `incoming` holds a whole response.
-    mutating func frame(atEnd: Bool) {
-        switch ResponseFraming.parse(incoming, atEnd: atEnd) {
+    private mutating func write() {
+        let written = outgoing[sent...].withUnsafeBytes { sendBytes(socket, $0) }
+        if written > 0 {
+            sent += written
+        } else if written < 0 && errno != EAGAIN && errno != EINTR {
+            // The server may answer and close before reading the whole body (a 413, say): read it.
+            if errno == EPIPE || errno == ECONNRESET {
+                sent = outgoing.count
+            } else {
+                fail("cannot send: \(String(cString: strerror(errno)))")
+            }
+        }
+    }
+
+    private mutating func read() {
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        let count = buffer.withUnsafeMutableBytes { recv(socket, $0.baseAddress, $0.count, 0) }
+        if count > 0 {
+            record(framing.receive(buffer[..<count]))
+        } else if count == 0 {
+            record(framing.finish())
+            fail(
+                framing.receivedCount == 0
+                    ? "the server closed the connection without answering" : "the response ended early"
+            )
+        } else if errno != EAGAIN && errno != EINTR {
+            let error = errno
+            if error == ECONNRESET && framing.receivedCount > 0 {
+                record(framing.finish())
+            }
+            fail("cannot read the response: \(String(cString: strerror(error)))")
+        }
+    }
+
+    private mutating func record(_ outcome: ResponseFraming.Outcome) {
+        switch outcome {
         case .incomplete: break
         case .complete(let response): result = .success(response)
         case .malformed(let reason): fail("malformed response: \(reason)")
@@ -309,83 +349,165 @@ private struct Connection {
     }
 }
 
-/// Splits HTTP/1.1 response bytes into status, fields and body (RFC 9112 §4, §5, §6.3, §7.1).
-enum ResponseFraming {
+/// Splits HTTP/1.1 response bytes into status, fields and body as they arrive (RFC 9112 §4, §5, §6.3,
+/// §7.1): interim 1xx responses are skipped, and each byte is looked at a bounded number of times
+/// however the response is cut into reads.
+struct ResponseFraming {
     enum Outcome {
         case incomplete
         case complete(WireResponse)
         case malformed(String)
     }
 
-    static func parse(_ bytes: [UInt8], atEnd: Bool) -> Outcome {
-        let separator: [UInt8] = [13, 10, 13, 10]
-        guard let headEnd = bytes.firstRange(of: separator) else {
-            return atEnd ? .malformed("the header section never ends") : .incomplete
-        }
-        guard let head = String(validating: bytes[..<headEnd.lowerBound], as: UTF8.self) else {
-            return .malformed("the header section is not UTF-8")
-        }
-        var lines = head.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
-        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]),
-            (100...599).contains(status)
-        else {
-            return .malformed("bad status line")
-        }
-        var headers: [(name: String, value: String)] = []
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { return .malformed("a field line without a colon") }
-            headers.append(
-                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-            )
-        }
-        let response = WireResponse(status: status, headers: headers, body: [])
-        let body = Array(bytes[headEnd.upperBound...])
-        if status == 204 || status == 304 || (100..<200).contains(status) {
-            return .complete(response)
-        }
-        if response.values(of: "Transfer-Encoding").contains(where: { $0.lowercased().contains("chunked") }) {
-            return dechunk(body, atEnd: atEnd, response: response)
-        }
-        if let lengthText = response.values(of: "Content-Length").first {
-            guard let length = Int(lengthText), length >= 0 else { return .malformed("bad Content-Length") }
-            if body.count >= length {
-                var complete = response
-                complete.body = Array(body.prefix(length))
-                return .complete(complete)
-            }
-            return atEnd ? .malformed("the body ended after \(body.count) of \(length) bytes") : .incomplete
-        }
-        guard atEnd else { return .incomplete }
-        var complete = response
-        complete.body = body
-        return .complete(complete)
+    private enum Body {
+        case length(Int)
+        case chunked
+        case untilClose
     }
 
-    private static func dechunk(_ body: [UInt8], atEnd: Bool, response: WireResponse) -> Outcome {
-        var decoded: [UInt8] = []
-        var index = body.startIndex
+    private var bytes: [UInt8] = []
+    /// Where the current response's head starts (after any interim responses).
+    private var headStart = 0
+    /// How far the search for the end of the head has got.
+    private var searched = 0
+    private var head: (response: WireResponse, bodyStart: Int, body: Body)?
+    /// The decoded chunks so far, and where the next chunk-size line starts.
+    private var decoded: [UInt8] = []
+    private var chunkCursor = 0
+
+    init() {}
+
+    /// How many bytes have arrived.
+    var receivedCount: Int { bytes.count }
+
+    /// Takes more bytes, and says whether the response is complete.
+    mutating func receive(_ more: some Collection<UInt8>) -> Outcome {
+        bytes += more
+        if bytes.count > HTTPWire.maximumResponseBytes {
+            return .malformed("the response is larger than \(HTTPWire.maximumResponseBytes) bytes")
+        }
+        return advance(atEnd: false)
+    }
+
+    /// The connection ended: the response is complete if it is framed by the end of the connection.
+    mutating func finish() -> Outcome {
+        advance(atEnd: true)
+    }
+
+    /// Parses `bytes` all at once; for tests.
+    static func parse(_ bytes: [UInt8], atEnd: Bool) -> Outcome {
+        var framing = ResponseFraming()
+        let outcome = framing.receive(bytes)
+        guard atEnd, case .incomplete = outcome else { return outcome }
+        return framing.finish()
+    }
+
+    private mutating func advance(atEnd: Bool) -> Outcome {
+        while head == nil {
+            let separator: [UInt8] = [13, 10, 13, 10]
+            let from = max(headStart, searched - 3)
+            guard let end = bytes[from...].firstRange(of: separator) else {
+                searched = bytes.count
+                return atEnd ? .malformed("the header section never ends") : .incomplete
+            }
+            let parsed: WireResponse
+            switch Self.parseHead(bytes[headStart..<end.lowerBound]) {
+            case .success(let response): parsed = response
+            case .failure(let error): return .malformed(error.description)
+            }
+            if (100..<200).contains(parsed.status) && parsed.status != 101 {
+                // An interim response (RFC 9110 §15.2): the final one follows.
+                headStart = end.upperBound
+                searched = headStart
+                continue
+            }
+            var body = Body.untilClose
+            if parsed.status == 204 || parsed.status == 304 || parsed.status == 101 {
+                body = .length(0)
+            } else if parsed.values(of: "Transfer-Encoding").contains(where: { $0.lowercased().contains("chunked") }) {
+                body = .chunked
+            } else if let text = parsed.values(of: "Content-Length").first {
+                guard !text.isEmpty, text.utf8.count <= 18, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                    let length = Int(text)
+                else {
+                    return .malformed("bad Content-Length \(text)")
+                }
+                body = .length(length)
+            }
+            head = (parsed, end.upperBound, body)
+            chunkCursor = end.upperBound
+        }
+        guard let (response, bodyStart, body) = head else { return .incomplete }
+        switch body {
+        case .length(let length):
+            let available = bytes.count - bodyStart
+            guard available >= length else {
+                return atEnd ? .malformed("the body ended after \(available) of \(length) bytes") : .incomplete
+            }
+            var complete = response
+            complete.body = Array(bytes[bodyStart..<bodyStart + length])
+            return .complete(complete)
+        case .untilClose:
+            guard atEnd else { return .incomplete }
+            var complete = response
+            complete.body = Array(bytes[bodyStart...])
+            return .complete(complete)
+        case .chunked:
+            return dechunk(response, atEnd: atEnd)
+        }
+    }
+
+    /// Decodes every complete chunk after `chunkCursor`; complete at the last chunk.
+    private mutating func dechunk(_ response: WireResponse, atEnd: Bool) -> Outcome {
         while true {
-            guard let lineEnd = body[index...].firstRange(of: [13, 10]) else {
+            guard let lineEnd = bytes[chunkCursor...].firstRange(of: [13, 10]) else {
                 return atEnd ? .malformed("a chunk never ends") : .incomplete
             }
-            let sizeText =
-                String(decoding: body[index..<lineEnd.lowerBound], as: UTF8.self)
-                .split(separator: ";").first.map(String.init) ?? ""
-            guard let size = Int(sizeText.trimmingCharacters(in: .whitespaces), radix: 16), size >= 0 else {
-                return .malformed("bad chunk size")
+            let sizeField = bytes[chunkCursor..<lineEnd.lowerBound].prefix { $0 != UInt8(ascii: ";") }
+            let digits = String(decoding: sizeField, as: UTF8.self).trimmingCharacters(in: .whitespaces)
+            guard !digits.isEmpty, digits.count <= 8, digits.allSatisfy(\.isHexDigit),
+                let size = Int(digits, radix: 16)
+            else {
+                return .malformed("bad chunk size \(digits.prefix(20))")
             }
-            let dataStart = lineEnd.upperBound
             if size == 0 {
                 var complete = response
                 complete.body = decoded
                 return .complete(complete)
             }
-            guard body.count >= dataStart + size + 2 else {
+            guard size <= HTTPWire.maximumResponseBytes else {
+                return .malformed("a chunk of \(size) bytes is larger than the response may be")
+            }
+            let dataStart = lineEnd.upperBound
+            guard bytes.count >= dataStart + size + 2 else {
                 return atEnd ? .malformed("a chunk ended early") : .incomplete
             }
-            decoded += body[dataStart..<dataStart + size]
-            index = dataStart + size + 2
+            decoded += bytes[dataStart..<dataStart + size]
+            chunkCursor = dataStart + size + 2
         }
+    }
+
+    /// The status line and fields of a head. Field values are read as ISO-8859-1, as RFC 9110 §5.5
+    /// allows for bytes beyond ASCII.
+    private static func parseHead(_ head: ArraySlice<UInt8>) -> Result<WireResponse, WireError> {
+        let text = String(head.map { Character(Unicode.Scalar($0)) })
+        var lines = text.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2, omittingEmptySubsequences: false)
+        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), statusLine[1].count == 3,
+            statusLine[1].allSatisfy(\.isASCII), statusLine[1].allSatisfy(\.isNumber),
+            let status = Int(statusLine[1]), (100...599).contains(status)
+        else {
+            return .failure(WireError("bad status line"))
+        }
+        var headers: [(name: String, value: String)] = []
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else {
+                return .failure(WireError("a field line without a colon"))
+            }
+            headers.append(
+                (String(line[..<colon]), line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+            )
+        }
+        return .success(WireResponse(status: status, headers: headers, body: []))
     }
 }

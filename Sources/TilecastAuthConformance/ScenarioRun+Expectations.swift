@@ -162,7 +162,10 @@ extension ScenarioRun {
             }
         }
         if let limit = wanted["maxAgeAtMost"]?.numberValue {
-            let maxAge = Double(attributes["max-age"]?.text ?? "") ?? .infinity
+            // rfc6265bis §5.6.2: digits only, which a browser reads; `1e1` or `5.5` it ignores.
+            let text = attributes["max-age"]?.stringValue ?? ""
+            let digits = !text.isEmpty && text.utf8.allSatisfy { $0 >= 48 && $0 <= 57 }
+            let maxAge = digits ? Double(text) ?? .infinity : .infinity
             if !(maxAge > 0 && maxAge <= limit) {
                 mismatches.append(
                     "cookie Max-Age: expected 1 to \(Int(limit)), got \(attributes["max-age"]?.text ?? "nothing")"

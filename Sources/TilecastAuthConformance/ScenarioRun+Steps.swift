@@ -170,8 +170,8 @@ extension ScenarioRun {
             case .success(let response):
                 _ = document(for: response)  // records the secrets it carries
                 key = String(response.status)
-            case .failure:
-                key = "no response"
+            case .failure(let error):
+                key = "no response: \(error)"
             }
             statuses[key] = .number((statuses[key]?.numberValue ?? 0) + 1)
         }

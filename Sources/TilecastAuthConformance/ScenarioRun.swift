@@ -66,7 +66,10 @@ final class ScenarioRun {
                     break
                 }
             } catch let error as TargetError where error.unsupported {
-                return .notApplicable("\(label): \(error)")
+                // The target listed the operation in its capabilities: refusing it now is a failure, or a
+                // server could turn any failing scenario into a not-applicable one.
+                failures.append("\(label): \(error) — although the target's capabilities list it")
+                break
             } catch {
                 failures.append("\(label): \(error)")
                 break
@@ -76,16 +79,39 @@ final class ScenarioRun {
         return .finished(failures: failures.map { shortener.shorten($0) })
     }
 
+    /// What `inspect` shows: every record the target's store holds and every security event, each an
+    /// array of strings. Anything else — an `{"error"}`, a missing member, a string — is an error: a check
+    /// that cannot see the store must fail, never pass.
+    private func inspection() async throws(TargetError) -> (records: [String], events: [String]) {
+        let document = try await target.perform(.inspect, [:])
+        func texts(_ member: String) throws(TargetError) -> [String] {
+            guard let items = document.value(at: member)?.arrayValue else {
+                throw TargetError(
+                    "inspect: the answer has no \(member) array: \(String(describing: document).prefix(300))"
+                )
+            }
+            var texts: [String] = []
+            for item in items {
+                guard let text = item.stringValue else {
+                    throw TargetError("inspect: \(member) holds something other than strings")
+                }
+                texts.append(text)
+            }
+            return texts
+        }
+        return (try texts("records"), try texts("events"))
+    }
+
     /// Every record the target's store holds, through `inspect`.
-    private func records() async throws(TargetError) -> [ScenarioJSON] {
-        try await target.perform(.inspect, [:]).value(at: "records")?.arrayValue ?? []
+    private func records() async throws(TargetError) -> [String] {
+        try await inspection().records
     }
 
     /// Fails if any secret the run has seen appears in the target's stored records or security events.
     private func checkSecretsProtected() async throws(TargetError) -> [String] {
-        let inspection = try await target.perform(.inspect, [:])
-        let stored = (inspection.value(at: "records")?.arrayValue ?? []).map(\.text).joined(separator: "\n")
-        let printed = (inspection.value(at: "events")?.arrayValue ?? []).map(\.text).joined(separator: "\n")
+        let inspection = try await inspection()
+        let stored = inspection.records.joined(separator: "\n")
+        let printed = inspection.events.joined(separator: "\n")
         var mismatches: [String] = []
         for secret in Set(secrets) {
             // The prefix is not secret; the random part is.

@@ -96,7 +96,7 @@ struct ConformanceCommand: Subcommand {
         do {
             suite = try ConformanceSuite(paths: paths)
         } catch {
-            print("error: \(error)")
+            say("error: \(error)")
             return .cannotRun
         }
         if requirements {
@@ -107,7 +107,7 @@ struct ConformanceCommand: Subcommand {
         do {
             runner = try await makeRunner()
         } catch {
-            print("error: \(error)")
+            say("error: \(error)")
             return .cannotRun
         }
         var results: [ScenarioResult] = suite.invalidFiles.map { invalid in
@@ -119,42 +119,62 @@ struct ConformanceCommand: Subcommand {
             )
         }
         for result in results {
-            print("FAIL  \(result.name)  (not a valid scenario file)")
-            print("        \(result.failures.joined(separator: "\n        "))")
+            say("FAIL  \(result.name)  (not a valid scenario file)")
+            say("        \(result.failures.joined(separator: "\n        "))")
         }
         for scenario in suite.scenarios {
             let result = await runner.run(scenario)
             results.append(result)
             switch result.verdict {
             case .passed:
-                print("PASS  \(result.name)")
+                say("PASS  \(result.name)")
             case .notApplicable(let reason):
-                print("N/A   \(result.name)  (\(reason))")
+                say("N/A   \(result.name)  (\(reason))")
             case .failed(let failures):
-                print("FAIL  \(result.name)  (\(result.source ?? "inline"))")
+                say("FAIL  \(result.name)  (\(result.source ?? "inline"))")
                 for failure in failures {
-                    print("        " + failure.replacingOccurrences(of: "\n", with: "\n        "))
+                    say("        " + failure.replacingOccurrences(of: "\n", with: "\n        "))
                 }
             }
         }
         let passed = results.filter(\.passed)
         let failed = results.filter { !$0.failures.isEmpty }.count
         let notApplicable = results.count - passed.count - failed
-        print("\(passed.count) passed, \(failed) failed, \(notApplicable) not applicable")
+        say("\(passed.count) passed, \(failed) failed, \(notApplicable) not applicable")
         if let junit {
             do {
                 try JUnitReport(results: results, target: target ?? "in process").xml
                     .write(toFile: junit, atomically: true, encoding: .utf8)
             } catch {
-                print("error: cannot write \(junit): \(error)")
+                say("error: cannot write \(junit): \(error)")
                 return .cannotRun
             }
         }
         if failed > 0 {
             return .scenariosFailed
         }
+        if passed.isEmpty {
+            say("nothing passed: a run that checks nothing is not a success")
+            return .scenariosFailed
+        }
         guard coverage else { return nil }
         return reportCoverage(of: passed) ? nil : .scenariosFailed
+    }
+
+    /// Prints a line with every control character but the line break shown as `\u{…}`: a server's text
+    /// in a report must not move the cursor or recolour a terminal or a CI log.
+    private func say(_ text: String) {
+        var shown = ""
+        for scalar in text.unicodeScalars {
+            if scalar == "\n"
+                || !(scalar.properties.generalCategory == .control || scalar.properties.generalCategory == .format)
+            {
+                shown.unicodeScalars.append(scalar)
+            } else {
+                shown += "\\u{\(String(scalar.value, radix: 16, uppercase: true))}"
+            }
+        }
+        print(shown)
     }
 
     /// Prints, as a Markdown list, the scenarios that need each operation besides `reset`, each backend
@@ -163,7 +183,7 @@ struct ConformanceCommand: Subcommand {
         let needs = scenarios.map { (name: $0.name, needs: TargetCapabilities.required(by: $0)) }
         func line(_ label: String, _ names: [String]) {
             guard !names.isEmpty else { return }
-            print("- \(label) (\(names.count)): \(names.sorted().joined(separator: ", "))")
+            say("- \(label) (\(names.count)): \(names.sorted().joined(separator: ", "))")
         }
         for operation in ConformanceOperation.allCases {
             line(
@@ -205,7 +225,7 @@ struct ConformanceCommand: Subcommand {
     /// names exists.
     private func reportCoverage(of passed: [ScenarioResult]) -> Bool {
         guard let text = try? String(contentsOfFile: specification, encoding: .utf8) else {
-            print("error: cannot read the specification at \(specification)")
+            say("error: cannot read the specification at \(specification)")
             return false
         }
         let rules = ConformanceSuite.ruleIDs(inSpecification: text)
@@ -215,19 +235,19 @@ struct ConformanceCommand: Subcommand {
                 covering[rule, default: []].append(result.name)
             }
         }
-        print("\ncoverage of \(specification) (\(rules.count) rules):")
+        say("\ncoverage of \(specification) (\(rules.count) rules):")
         for rule in rules {
             let names = covering[rule] ?? []
             let shown = names.prefix(3).joined(separator: ", ") + (names.count > 3 ? ", …" : "")
-            print(
+            say(
                 "  \(rule.padding(toLength: 5, withPad: " ", startingAt: 0)) \(String(format: "%3d", names.count))  \(shown)"
             )
         }
         let uncovered = rules.filter { covering[$0] == nil }
         let unknown = Set(covering.keys).subtracting(rules).sorted()
-        print("uncovered rules: \(uncovered.isEmpty ? "none" : uncovered.joined(separator: ", "))")
+        say("uncovered rules: \(uncovered.isEmpty ? "none" : uncovered.joined(separator: ", "))")
         if !unknown.isEmpty {
-            print("rules named by scenarios but not in the specification: \(unknown.joined(separator: ", "))")
+            say("rules named by scenarios but not in the specification: \(unknown.joined(separator: ", "))")
         }
         return uncovered.isEmpty && unknown.isEmpty
     }

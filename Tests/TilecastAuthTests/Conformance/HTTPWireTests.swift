@@ -54,6 +54,58 @@ struct HTTPWireTests {
         }
     }
 
+    @Test("Hostile framing is malformed, never a crash: huge or signed chunk sizes, signed lengths, bad statuses")
+    func hostileFraming() {
+        let hostile = [
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n7fffffffffffffff\r\nx",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nffffffffffffffffff\r\nx",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n+3\r\nabc\r\n0\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n-0\r\n\r\n",
+            "HTTP/1.1 200 OK\r\nContent-Length: +2\r\n\r\nab",
+            "HTTP/1.1 200 OK\r\nContent-Length: 99999999999999999999999\r\n\r\nab",
+            "HTTP/1.1 +200 OK\r\nContent-Length: 0\r\n\r\n",
+        ]
+        for text in hostile {
+            guard case .malformed = ResponseFraming.parse(Array(text.utf8), atEnd: true) else {
+                Issue.record("accepted: \(text.debugDescription)")
+                continue
+            }
+        }
+    }
+
+    @Test("Interim 1xx responses are skipped; bytes beyond ASCII in a field are read, not refused")
+    func interimResponses() {
+        let text =
+            "HTTP/1.1 103 Early Hints\r\nLink: </a>\r\n\r\nHTTP/1.1 100 Continue\r\n\r\n"
+            + "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok"
+        guard case .complete(let response) = ResponseFraming.parse(Array(text.utf8), atEnd: false) else {
+            Issue.record("a response after interim ones was not complete")
+            return
+        }
+        #expect(response.status == 200 && response.body == Array("ok".utf8))
+        let latin = Array("HTTP/1.1 200 OK\r\nX-Name: caf".utf8) + [0xE9] + Array("\r\nContent-Length: 0\r\n\r\n".utf8)
+        guard case .complete(let named) = ResponseFraming.parse(latin, atEnd: false) else {
+            Issue.record("a field with an obs-text byte made the response malformed")
+            return
+        }
+        #expect(named.values(of: "X-Name") == ["café"])
+    }
+
+    @Test("A response cut into one-byte reads is framed the same")
+    func oneByteReads() {
+        let text = Array("HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n1\r\nd\r\n0\r\n\r\n".utf8)
+        var framing = ResponseFraming()
+        var outcome = ResponseFraming.Outcome.incomplete
+        for byte in text {
+            outcome = framing.receive([byte])
+        }
+        guard case .complete(let response) = outcome else {
+            Issue.record("not complete after the last byte")
+            return
+        }
+        #expect(response.body == Array("abcd".utf8))
+    }
+
     @Test("Requests go out byte for byte: repeated fields kept, any method, Content-Length and Host added")
     func serialization() {
         let wire = HTTPWire(host: "127.0.0.1", port: 8080, timeout: .seconds(1))

@@ -17,6 +17,8 @@ struct PartialTargetTests {
         let inner: InProcessTarget
         let capabilities: TargetCapabilities
         var refusesAtRunTime: Set<ConformanceOperation> = []
+        /// What `inspect` answers instead of the truth.
+        var inspectAnswer: ScenarioJSON?
 
         func capabilities() async throws(TargetError) -> TargetCapabilities { capabilities }
         func reset(overrides: [String: ScenarioJSON]) async throws(TargetError) -> TargetReset {
@@ -31,6 +33,9 @@ struct PartialTargetTests {
         ) async throws(TargetError) -> ScenarioJSON {
             if refusesAtRunTime.contains(operation) {
                 throw TargetError("\(operation.rawValue): 501 unsupported", unsupported: true)
+            }
+            if operation == .inspect, let inspectAnswer {
+                return inspectAnswer
             }
             return try await inner.perform(operation, parameters)
         }
@@ -77,7 +82,7 @@ struct PartialTargetTests {
         #expect(result.passed, "\(result.failures)")
     }
 
-    @Test("An operation the target refuses with 501 while running makes the scenario not applicable, not passed")
+    @Test("An operation the target listed but refuses with 501 while running fails the scenario")
     func unsupportedAtRunTime() async throws {
         let runner = try await ScenarioRunner(
             target: PartialTarget(
@@ -87,6 +92,49 @@ struct PartialTargetTests {
             )
         )
         let result = await runner.run(try scenario(Self.refusal))
-        #expect(result.verdict == .notApplicable("step 1 (exchange): inspect: 501 unsupported"))
+        #expect(
+            result.verdict
+                == .failed([
+                    "step 1 (exchange): inspect: 501 unsupported — although the target's capabilities list it"
+                ])
+        )
+    }
+
+    @Test("An inspect that shows no records, or not as strings, fails storeUnchanged and secretsProtected")
+    func inspectWithoutRecordsFails() async throws {
+        let secrets = """
+            {
+              "name": "secrets", "description": "Secrets stay digests.", "rules": ["K-2"],
+              "steps": [ { "issueCode": {}, "expect": { "secretsProtected": true } } ]
+            }
+            """
+        for answer in [
+            ScenarioJSON.object([:]), .object(["error": .string("database unavailable")]),
+            .object(["records": .string("tca_raw"), "events": .array([])]),
+            .object(["records": .array([.number(1)]), "events": .array([])]),
+        ] {
+            let runner = try await ScenarioRunner(
+                target: PartialTarget(
+                    inner: try await InProcessTarget(),
+                    capabilities: .complete,
+                    inspectAnswer: answer
+                )
+            )
+            for text in [Self.refusal, secrets] {
+                let result = await runner.run(try scenario(text))
+                #expect(!result.failures.isEmpty, "\(answer): \(result.verdict)")
+                #expect(result.failures.first?.contains("inspect:") == true, "\(result.failures)")
+            }
+        }
+    }
+
+    @Test("A target whose capabilities lack reset, or speak another version, cannot be run at all")
+    func capabilitiesNeedResetAndVersion() {
+        let withoutReset = ScenarioJSON.object(["version": .number(1), "operations": .array([.string("inspect")])])
+        let otherVersion = ScenarioJSON.object(["version": .number(2), "operations": .array([.string("reset")])])
+        let noVersion = ScenarioJSON.object(["operations": .array([.string("reset")])])
+        for document in [withoutReset, otherVersion, noVersion, .array([])] {
+            #expect(throws: TargetError.self) { _ = try TargetCapabilities(document: document) }
+        }
     }
 }
