@@ -82,6 +82,22 @@ public struct IssuanceError: Error, Equatable, CustomStringConvertible {
         }
     }
 
+    /// A sentence for the redirect's `error_description` (RFC 6749 §4.1.2.1): what the client did wrong,
+    /// in ASCII, never a secret and never a backend's own text.
+    public var errorDescription: String {
+        switch base {
+        case .unknownClient: "The client is not registered."
+        case .unregisteredRedirectURI: "The redirect URI is not registered for this client."
+        case .missingCodeChallenge: "code_challenge is required (PKCE, RFC 7636)."
+        case .unsupportedCodeChallengeMethod: "code_challenge_method must be S256."
+        case .malformedCodeChallenge: "code_challenge must be 43 base64url characters: an S256 digest."
+        case .invalidScope: "The scope holds a value this client may not have."
+        case .accountInactive: "The account is not active."
+        case .accountRevoked: "The account's grants were revoked after this sign-in began."
+        case .backendFailed: "The server is temporarily unavailable."
+        }
+    }
+
     public var description: String {
         switch base {
         case .unknownClient: "unknownClient"

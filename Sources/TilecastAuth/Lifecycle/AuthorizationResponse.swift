@@ -73,8 +73,9 @@ public struct AuthorizationResponse: Hashable, Sendable {
         )
     }
 
-    /// The error redirect for an ``IssuanceError``, or `nil` when the error must not be redirected and
-    /// the authorize endpoint shows an error page instead (``IssuanceError/mayRedirect``).
+    /// The error redirect for an ``IssuanceError``, with its ``IssuanceError/errorDescription`` as
+    /// `error_description`, or `nil` when the error must not be redirected and the authorize endpoint
+    /// shows an error page instead (``IssuanceError/mayRedirect``).
     public static func error(
         _ error: IssuanceError,
         redirectURI: String,
@@ -82,7 +83,13 @@ public struct AuthorizationResponse: Hashable, Sendable {
         issuer: String?
     ) -> AuthorizationResponse? {
         guard error.mayRedirect else { return nil }
-        return .error(error.oauthErrorCode, redirectURI: redirectURI, state: state, issuer: issuer)
+        return .error(
+            error.oauthErrorCode,
+            description: error.errorDescription,
+            redirectURI: redirectURI,
+            state: state,
+            issuer: issuer
+        )
     }
 
     private init(redirectURI: String, parameters: [(name: String, value: String?)]) {

@@ -68,6 +68,22 @@ struct AuthorizationResponseTests {
             AuthorizationResponse.error(.unregisteredRedirectURI, redirectURI: "x:/", state: "s", issuer: nil) == nil
         )
         let scope = AuthorizationResponse.error(.invalidScope, redirectURI: "x:/", state: "s", issuer: "https://i")
-        #expect(scope?.location == "x:/?error=invalid_scope&state=s&iss=https%3A%2F%2Fi")
+        #expect(
+            scope?.location
+                == "x:/?error=invalid_scope&error_description=The%20scope%20holds%20a%20value%20this%20client%20may%20not%20have.&state=s&iss=https%3A%2F%2Fi"
+        )
+    }
+
+    @Test("Every issuance error that redirects carries an error_description (RFC 6749 §4.1.2.1)")
+    func issuanceErrorsDescribeThemselves() {
+        let redirecting: [IssuanceError] = [
+            .missingCodeChallenge, .unsupportedCodeChallengeMethod, .malformedCodeChallenge, .invalidScope,
+            .accountInactive, .accountRevoked, .backendFailed(CancellationError()),
+        ]
+        for error in redirecting {
+            let location = AuthorizationResponse.error(error, redirectURI: "x:/", state: nil, issuer: nil)?.location
+            #expect(location?.contains("&error_description=") == true, "\(error): \(location ?? "no redirect")")
+            #expect(location?.contains("Cancellation") == false, "a backend error's text stays out of the redirect")
+        }
     }
 }
