@@ -21,6 +21,30 @@ struct AuthorizationRequest {
     let scope: String
     let state: String?
 
+    /// The parameters the authorize form carries to its post: exactly these, validated — never whatever
+    /// else the query held.
+    var formFields: [(name: String, value: String)] {
+        [
+            ("response_type", "code"), ("client_id", client.rawValue), ("redirect_uri", redirectURI),
+            ("code_challenge", codeChallenge), ("code_challenge_method", codeChallengeMethod), ("scope", scope),
+        ] + (state.map { [("state", $0)] } ?? [])
+    }
+
+    /// What a form token for this request is bound to: a token minted for one request cannot approve
+    /// another.
+    var formPurpose: String {
+        ["authorize", client.rawValue, redirectURI, codeChallenge, scope, state ?? ""].joined(separator: "\u{0}")
+    }
+
+    /// Whether `challenge` is what BASE64URL(SHA256(verifier)) gives: 43 characters of the base64url
+    /// alphabet whose last one carries no bits beyond the 256 (RFC 7636 §4.2, RFC 4648 §5).
+    static func isS256Challenge(_ challenge: String) -> Bool {
+        let alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"
+        let scalars = Array(challenge.unicodeScalars)
+        guard scalars.count == 43, scalars.allSatisfy({ alphabet.unicodeScalars.contains($0) }) else { return false }
+        return "AEIMQUYcgkosw048".unicodeScalars.contains(scalars[42])
+    }
+
     /// Reads and checks `parameters` against the registered `clients`.
     init(_ parameters: [(name: String, value: String)], clients: [Client]) throws(Refusal) {
         func values(_ name: String) -> [String] { parameters.filter { $0.name == name }.map(\.value) }
@@ -59,6 +83,10 @@ struct AuthorizationRequest {
         // RFC 7636 §4.4.1: a missing method means plain, which is not accepted.
         guard single("code_challenge_method") == "S256" else {
             throw refuse(.invalidRequest, "code_challenge_method must be S256.")
+        }
+        // Checked here, before anyone signs in, not only when the code is issued (RFC 7636 §4.4.1).
+        guard Self.isS256Challenge(challenge) else {
+            throw refuse(.invalidRequest, "code_challenge must be 43 base64url characters: an S256 digest.")
         }
         let scope = single("scope") ?? ""
         let tokens = scope.split(separator: " ", omittingEmptySubsequences: false)

@@ -30,12 +30,12 @@ extension DevServer {
             let action =
                 grant.isLive(at: now)
                 ? """
-                <form class="inline" method="post" action="/account/revoke">\(HTML.hidden("account", account.id.rawValue))\(HTML.hidden("grant", grant.id.description))<button type="submit">Revoke</button></form>
+                <form class="inline" method="post" action="/account/revoke">\(HTML.hidden("account", account.id.rawValue))\(HTML.hidden("grant", grant.id.description))\(HTML.hidden("form_token", formTokens.mint(for: "revoke \(grant.id)")))<button type="submit">Revoke</button></form>
                 """
                 : ""
             return """
-                <tr><td><code>\(HTML.escape(grant.id.description))</code></td><td>\(HTML.escape(grant.client.rawValue))</td>
-                <td>\(HTML.escape(grant.createdAt.formatted(.iso8601)))</td><td class="status">\(HTML.escape(status))</td><td>\(action)</td></tr>
+                <tr><td data-label="Grant"><code>\(HTML.escape(grant.id.description))</code></td><td data-label="Client">\(HTML.escape(grant.client.rawValue))</td>
+                <td data-label="Created">\(HTML.escape(grant.createdAt.formatted(.iso8601)))</td><td class="status" data-label="Status">\(HTML.escape(status))</td><td>\(action)</td></tr>
                 """
         }.joined()
         let others = Self.demoAccounts.map {
@@ -47,7 +47,9 @@ extension DevServer {
                 title: "Grants of \(account.name)",
                 """
                 <p>Accounts: \(others)</p>
-                <table><tr><th>Grant</th><th>Client</th><th>Created</th><th>Status</th><th></th></tr>
+                <p>Every app and browser signed in to this account, newest first. Revoking a grant ends its tokens
+                and its Studio session at once.</p>
+                <table><tr class="head"><th>Grant</th><th>Client</th><th>Created</th><th>Status</th><th></th></tr>
                 \(rows.isEmpty ? "<tr><td colspan=\"5\">No grants yet.</td></tr>" : rows)</table>
                 """
             )
@@ -58,9 +60,18 @@ extension DevServer {
     func revoke(_ request: HTTPRequest) async -> HTTPResponse {
         let form = FormData.parse(request.body)
         let account = form.first { $0.name == "account" }?.value ?? ""
-        guard let grantText = form.first(where: { $0.name == "grant" })?.value, let uuid = UUID(uuidString: grantText)
+        guard FormData.repeatedName(in: form) == nil, let grantText = form.first(where: { $0.name == "grant" })?.value,
+            let uuid = UUID(uuidString: grantText)
         else {
-            return .html(400, HTML.page(title: "Revoke", "<p>No grant named.</p>"))
+            return .html(400, HTML.page(title: "Revoke", "<p>Name one grant.</p>"))
+        }
+        guard isSameOrigin(request),
+            formTokens.redeem(form.first { $0.name == "form_token" }?.value, for: "revoke \(GrantID(rawValue: uuid))")
+        else {
+            return .html(
+                403,
+                HTML.page(title: "Revoke", "<p>Revoke with the button on the account page; nothing changed.</p>")
+            )
         }
         do {
             _ = try await engine.revokeGrant(GrantID(rawValue: uuid))

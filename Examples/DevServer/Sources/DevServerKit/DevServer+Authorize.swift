@@ -4,55 +4,83 @@ import TilecastAuth
 
 extension DevServer {
     /// `GET /oauth/authorize`: the sign-in and consent page for a valid request; an error page or an
-    /// error redirect otherwise (RFC 6749 §4.1.2.1).
+    /// error redirect otherwise (RFC 6749 §4.1.2.1). The whole request is checked here, before anyone
+    /// signs in.
     func authorizePage(_ request: HTTPRequest) async -> HTTPResponse {
         let authorization: AuthorizationRequest
         do {
-            authorization = try AuthorizationRequest(request.query, clients: Self.clients)
+            authorization = try AuthorizationRequest(request.query, clients: clients)
         } catch {
             return answer(error)
         }
         let accounts = Self.demoAccounts.enumerated().map { index, account in
             """
-            <label><input type="radio" name="account" value="\(HTML.escape(account.id.rawValue))"\(index == 0 ? " checked" : "")>
-            \(HTML.escape(account.name)) <code>\(HTML.escape(account.id.rawValue))</code></label><br>
+            <label class="choice"><input type="radio" name="account" value="\(HTML.escape(account.id.rawValue))"\(index == 0 ? " checked" : "")>
+            \(HTML.escape(account.name)) <code>\(HTML.escape(account.id.rawValue))</code></label>
             """
         }.joined()
-        let hidden = request.query.map { HTML.hidden($0.name, $0.value) }.joined()
+        let token = formTokens.mint(for: authorization.formPurpose)
+        let hidden = (authorization.formFields + [("form_token", token)]).map { HTML.hidden($0.name, $0.value) }
         return .html(
             200,
             HTML.page(
                 title: "Sign in to Tilecast",
                 """
+                <p>This is the page the Tilecast app opens in a sheet to sign you in. Approving sends the app a
+                one-time code at <code>\(HTML.escape(authorization.redirectURI))</code>.</p>
                 <p><strong>\(HTML.escape(authorization.client.rawValue))</strong> asks for
                 <code>\(HTML.escape(authorization.scope.isEmpty ? "(no scope)" : authorization.scope))</code>.</p>
                 <form method="post" action="/oauth/authorize">
-                \(hidden)
+                \(hidden.joined())
                 <p>Sign in as a demo account:</p>
                 <p>\(accounts)</p>
-                <button type="submit" name="decision" value="approve">Approve</button>
-                <button type="submit" name="decision" value="deny">Deny</button>
+                <p><button type="submit" name="decision" value="approve">Approve</button>
+                <button type="submit" name="decision" value="deny">Deny</button></p>
                 </form>
                 """
-            )
+            ),
+            formTargets: [authorization.redirectURI]
         )
     }
 
-    /// `POST /oauth/authorize`: the decision. Approval issues the code and redirects to the callback
-    /// with `code` and `state`; denial redirects with `access_denied`.
+    /// `POST /oauth/authorize`: the decision. It takes only what the page's form sends — each field
+    /// once, the decision from the button pressed, a form token minted for this very request — from this
+    /// server's own pages. Approval issues the code and redirects to the callback with `code` and
+    /// `state`; denial redirects with `access_denied`.
     func authorizeDecision(_ request: HTTPRequest) async -> HTTPResponse {
+        guard isSameOrigin(request) else {
+            return .html(403, HTML.page(title: "Sign-in refused", "<p>The form was posted from another site.</p>"))
+        }
         let form = FormData.parse(request.body)
+        if let repeated = FormData.repeatedName(in: form) {
+            return .html(
+                400,
+                HTML.page(
+                    title: "Sign-in refused",
+                    "<p>The field <code>\(HTML.escape(repeated))</code> is repeated.</p>"
+                )
+            )
+        }
         let authorization: AuthorizationRequest
         do {
             authorization = try AuthorizationRequest(
-                form.filter { $0.name != "account" && $0.name != "decision" },
-                clients: Self.clients
+                form.filter { !["account", "decision", "form_token"].contains($0.name) },
+                clients: clients
             )
         } catch {
             return answer(error)
         }
-        let decision = form.first { $0.name == "decision" }?.value
-        guard decision == "approve" else {
+        guard formTokens.redeem(form.first { $0.name == "form_token" }?.value, for: authorization.formPurpose) else {
+            return .html(
+                403,
+                HTML.page(
+                    title: "Sign-in refused",
+                    "<p>This form has expired or was already used. Start the sign-in again from the app.</p>"
+                )
+            )
+        }
+        switch form.first(where: { $0.name == "decision" })?.value {
+        case "deny":
             return .redirect(
                 to: AuthorizationResponse.error(
                     .accessDenied,
@@ -62,6 +90,10 @@ extension DevServer {
                     issuer: issuer
                 ).location
             )
+        case "approve":
+            break
+        default:
+            return .html(400, HTML.page(title: "Sign-in refused", "<p>Press Approve or Deny.</p>"))
         }
         guard let accountID = form.first(where: { $0.name == "account" })?.value,
             let account = Self.demoAccounts.first(where: { $0.id.rawValue == accountID })

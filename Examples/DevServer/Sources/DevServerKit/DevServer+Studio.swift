@@ -28,7 +28,7 @@ extension DevServer {
                 (<code>\(HTML.escape(grant.account.rawValue))</code>).</p>
                 <p>Grant <code>\(HTML.escape(grant.grant.description))</code>, client
                 <code>\(HTML.escape(grant.client.rawValue))</code>, scope <code>\(HTML.escape(grant.scope.rawValue))</code>.</p>
-                <form method="post" action="/studio/sign-out"><button type="submit">Sign out</button></form>
+                <form method="post" action="/studio/sign-out">\(HTML.hidden("form_token", formTokens.mint(for: "sign-out")))<button type="submit">Sign out</button></form>
                 """
             )
         )
@@ -37,6 +37,15 @@ extension DevServer {
     /// `POST /studio/sign-out`: signs the session out — which revokes its grant, with every token — and
     /// expires the cookie.
     func signOut(_ request: HTTPRequest) async -> HTTPResponse {
+        let form = FormData.parse(request.body)
+        guard isSameOrigin(request), FormData.repeatedName(in: form) == nil,
+            formTokens.redeem(form.first { $0.name == "form_token" }?.value, for: "sign-out")
+        else {
+            return .html(
+                403,
+                HTML.page(title: "Sign out", "<p>Sign out with the button on the Studio page; nothing changed.</p>")
+            )
+        }
         do {
             _ = try await engine.signOut(headers: HeaderFields(request.headers))
         } catch {

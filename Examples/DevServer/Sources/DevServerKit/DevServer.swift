@@ -15,19 +15,22 @@ public final class DevServer: Sendable {
         ("ada@tilecast.test", "Ada Lovelace"), ("grace@tilecast.test", "Grace Hopper"),
     ]
     static let callback = "tilecast-ios://oauth/callback"
-    static let clients = [
-        Client(
-            id: .tilecastIOS,
-            redirectURIs: [callback],
-            allowedScopeTokens: ["tiles:read", "tiles:write", "profile"]
-        )
-    ]
+
+    /// The registered client, `tilecast-ios`: the app's callback, and the loopback callback of the try
+    /// page (`/try/callback`), which plays the app in a browser. A native client may register a loopback
+    /// redirect (RFC 8252 §7.3); the endpoint still redeems only codes issued to the app's callback (C-5).
+    let clients: [Client]
 
     public let engine: AuthEngine
+    /// The try page's endpoint: the same store and rules, serving the loopback callback.
+    let tryEngine: AuthEngine
+    /// The try page's flows under way: state → PKCE verifier.
+    let tryFlows = FormTokens()
+    /// The port the server listens on: the configured one, or a free one chosen at start-up.
+    private let listenPort: UInt16
     let configuration: DevServerConfiguration
     let cookie: SessionCookieConfiguration
     private let http: HTTPServer
-    private let boundPort = Mutex<UInt16>(0)
     private let postgresStore: PostgresGrantStore?
     /// The conformance control API, when ``DevServerConfiguration/conformanceControl`` is on.
     private let conformance: ConformanceControl?
@@ -46,6 +49,8 @@ public final class DevServer: Sendable {
     }
 
     private let defects: PlantedDefects
+    /// The pages' form tokens (against cross-site request forgery).
+    let formTokens = FormTokens()
 
     /// Prepares the server: the store (a PostgreSQL one is migrated), the engine and its cookie.
     public convenience init(
@@ -67,24 +72,40 @@ public final class DevServer: Sendable {
             configuration.insecureDevelopmentCookie && !configuration.usesTLS
             ? SessionCookieConfiguration(name: "tilecast_session", secure: false)
             : SessionCookieConfiguration()
+        listenPort = configuration.port != 0 ? configuration.port : try HTTPServer.freePort(on: configuration.host)
+        let base = "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(listenPort)"
+        let clients = [
+            Client(
+                id: .tilecastIOS,
+                redirectURIs: [Self.callback, base + "/try/callback"],
+                allowedScopeTokens: ["tiles:read", "tiles:write", "profile"]
+            )
+        ]
+        self.clients = clients
         let store: any GrantStore
         switch configuration.store {
         case .memory:
-            store = InMemoryGrantStore(clients: Self.clients)
+            store = InMemoryGrantStore(clients: clients)
             postgresStore = nil
         case .postgres(let databaseURL):
             let postgres = PostgresGrantStore(
-                clients: Self.clients,
+                clients: clients,
                 configuration: try PostgresConfiguration(databaseURL: databaseURL, schema: "tilecast_dev")
             )
             try await postgres.migrate()
             store = postgres
             postgresStore = postgres
         }
+        let accounts = InMemoryAccountDirectory(activeAccounts: Set(Self.demoAccounts.map(\.id)))
         engine = try AuthEngine(
             configuration: EngineConfiguration(callbackURI: Self.callback, cookie: cookie),
             store: store,
-            accounts: InMemoryAccountDirectory(activeAccounts: Set(Self.demoAccounts.map(\.id)))
+            accounts: accounts
+        )
+        tryEngine = try AuthEngine(
+            configuration: EngineConfiguration(callbackURI: base + "/try/callback", cookie: cookie),
+            store: store,
+            accounts: accounts
         )
         if configuration.conformanceControl {
             guard configuration.host.hasPrefix("127.") else {
@@ -114,14 +135,15 @@ public final class DevServer: Sendable {
     public func start() throws -> UInt16 {
         var tls: (key: String, certificate: String)?
         if let keyPath = configuration.tlsKeyPath, let certificatePath = configuration.tlsCertificatePath {
-            tls = (
-                try String(contentsOfFile: keyPath, encoding: .utf8),
-                try String(contentsOfFile: certificatePath, encoding: .utf8)
-            )
+            func pem(_ path: String, _ what: String) throws -> String {
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    throw HTTPServerError("cannot read the TLS \(what) at \(path): no such readable PEM file")
+                }
+                return text
+            }
+            tls = (try pem(keyPath, "key"), try pem(certificatePath, "certificate"))
         }
-        let port = try http.start(host: configuration.host, port: configuration.port, tls: tls)
-        boundPort.withLock { $0 = port }
-        return port
+        return try http.start(host: configuration.host, port: listenPort, tls: tls)
     }
 
     /// Finishes the requests under way and stops.
@@ -130,9 +152,27 @@ public final class DevServer: Sendable {
         postgresStore?.close()
     }
 
-    /// The server's base URL, once started.
+    /// The server's base URL.
     public var baseURL: String {
-        "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(boundPort.withLock { $0 })"
+        "\(configuration.usesTLS ? "https" : "http")://\(configuration.host):\(listenPort)"
+    }
+
+    /// Whether a form post comes from this server's own pages: its `Origin`, when the browser sends one
+    /// (all current ones do on a POST), is this server's, and its `Sec-Fetch-Site`, when sent, is
+    /// `same-origin`. The form token is checked as well; this refuses a cross-site post before reading it.
+    func isSameOrigin(_ request: HTTPRequest) -> Bool {
+        let origins = request.headers.filter { $0.name.lowercased() == "origin" }.map(\.value)
+        let sites = request.headers.filter { $0.name.lowercased() == "sec-fetch-site" }.map(\.value)
+        guard origins.count <= 1, sites.count <= 1 else { return false }
+        let scheme = configuration.usesTLS ? "https" : "http"
+        let own = [baseURL] + (configuration.host == "127.0.0.1" ? ["\(scheme)://localhost:\(listenPort)"] : [])
+        if let origin = origins.first, !own.contains(origin) {
+            return false
+        }
+        if let site = sites.first, site != "same-origin" {
+            return false
+        }
+        return true
     }
 
     /// The `iss` of its authorization responses (RFC 9207 §2): the base URL, which a client that knows
@@ -145,8 +185,25 @@ public final class DevServer: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         let response = await route(request)
         let milliseconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1_000_000
-        log("\(request.method) \(request.path) \(response.status) \(String(format: "%.1f", milliseconds)) ms")
+        log(
+            "\(Self.loggable(request.method)) \(Self.loggable(request.path)) \(response.status) "
+                + "\(String(format: "%.1f", milliseconds)) ms"
+        )
         return response
+    }
+
+    /// `text` as one log token: every byte outside visible ASCII, and `%`, percent-encoded — libmicrohttpd
+    /// hands over the path decoded, and a `%0a` in it must not start a forged log line.
+    static func loggable(_ text: String) -> String {
+        var shown = ""
+        for byte in text.utf8 {
+            if byte > 0x20 && byte < 0x7F && byte != UInt8(ascii: "%") {
+                shown.unicodeScalars.append(Unicode.Scalar(byte))
+            } else {
+                shown += String(format: "%%%02X", byte)
+            }
+        }
+        return shown
     }
 
     private func route(_ request: HTTPRequest) async -> HTTPResponse {
@@ -178,6 +235,10 @@ public final class DevServer: Sendable {
             return await revoke(request)
         case ("GET", "/"):
             return home()
+        case ("GET", "/try"):
+            return startTry()
+        case ("GET", "/try/callback"):
+            return await finishTry(request)
         default:
             return .html(404, HTML.page(title: "Not found", "<p>No page here.</p>"))
         }
@@ -240,11 +301,19 @@ public final class DevServer: Sendable {
         .html(
             200,
             HTML.page(
-                title: "Tilecast dev server",
+                title: HTML.site,
                 """
-                <p>Endpoints: <code>GET /oauth/authorize</code>, <code>POST /api/v1/oauth/ios-session</code>,
-                <code>GET /studio</code>, <code>POST /studio/sign-out</code>, <code>GET /api/v1/me</code>,
-                <code>GET /account</code>.</p>
+                <p>A local Tilecast auth server: the sign-in page the app opens, the endpoint it calls, and the
+                pages around them. Not for production.</p>
+                <p><a href="/try"><strong>Sign in as the app would</strong></a> — this page plays the app: it
+                makes the PKCE pair and state, opens the sign-in page, takes the code, calls the endpoint and
+                shows what comes back.</p>
+                <ul>
+                <li><a href="/studio">Studio</a>: who your session cookie signs in.</li>
+                <li><a href="/account">Accounts and grants</a>: every sign-in, with a revoke button.</li>
+                <li><code>POST /api/v1/oauth/ios-session</code>: the endpoint; <code>GET /api/v1/me</code>:
+                the native API, with a bearer token.</li>
+                </ul>
                 <p>Demo accounts: \(Self.demoAccounts.map { "<code>\(HTML.escape($0.id.rawValue))</code>" }.joined(separator: ", ")).</p>
                 """
             )

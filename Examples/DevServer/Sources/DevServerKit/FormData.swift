@@ -11,6 +11,13 @@ enum FormData {
         }
     }
 
+    /// The first name that occurs more than once, if any: a form's fields are read once each, so that a
+    /// copy slipped in by a crafted link cannot stand in for the real one.
+    static func repeatedName(in fields: [(name: String, value: String)]) -> String? {
+        var seen = Set<String>()
+        return fields.first { !seen.insert($0.name).inserted }?.name
+    }
+
     private static func decode(_ bytes: ArraySlice<UInt8>) -> String {
         var decoded: [UInt8] = []
         decoded.reserveCapacity(bytes.count)

@@ -3,6 +3,7 @@
 import CMicroHTTPD
 import Dispatch
 import Foundation
+import Glibc
 
 /// An HTTP server on GNU libmicrohttpd: one thread per connection, each request read whole and handed
 /// to an async handler, whose response is sent when it returns.
@@ -57,6 +58,26 @@ public final class HTTPServer: @unchecked Sendable {
         guard let started else { throw HTTPServerError("libmicrohttpd could not listen on \(host):\(port)") }
         lock.withLock { daemon = started }
         return tilecast_mhd_port(started)
+    }
+
+    /// A TCP port on `host` that nothing listens on now: the kernel's choice for port 0. Another process
+    /// could take it before the server binds it; for a dev server started by tests, that risk is fine.
+    static func freePort(on host: String) throws -> UInt16 {
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        guard inet_pton(AF_INET, host, &address.sin_addr) == 1 else {
+            throw HTTPServerError("not an IPv4 address: \(host)")
+        }
+        let socket = Glibc.socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(socket) }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let found = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                bind(socket, generic, length) == 0 && getsockname(socket, generic, &length) == 0
+            }
+        }
+        guard socket >= 0, found else { throw HTTPServerError("no free port on \(host)") }
+        return UInt16(bigEndian: address.sin_port)
     }
 
     /// Stops accepting, finishes the requests under way and closes every connection.

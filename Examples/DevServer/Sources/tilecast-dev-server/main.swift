@@ -29,48 +29,22 @@ func say(_ text: String) {
     FileHandle.standardOutput.write(Data((text + "\n").utf8))
 }
 
-var configuration = DevServerConfiguration()
-var arguments = CommandLine.arguments.dropFirst()
-var databaseURL: String?
-var storeName = "memory"
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("tilecast-dev-server: \(message)\n\n\(usage)\n".utf8))
     exit(64)
 }
-while let argument = arguments.popFirst() {
-    switch argument {
-    case "--help", "-h":
-        say(usage)
-        exit(0)
-    case "--insecure-development-cookie":
-        configuration.insecureDevelopmentCookie = true
-    case "--conformance-control":
-        configuration.conformanceControl = true
-    default:
-        guard let value = arguments.popFirst() else { fail("\(argument) needs a value") }
-        switch argument {
-        case "--port":
-            guard let port = UInt16(value) else { fail("--port needs a port number") }
-            configuration.port = port
-        case "--host": configuration.host = value
-        case "--store": storeName = value
-        case "--database-url": databaseURL = value
-        case "--tls-cert": configuration.tlsCertificatePath = value
-        case "--tls-key": configuration.tlsKeyPath = value
-        default: fail("unknown option \(argument)")
-        }
-    }
+let arguments = Array(CommandLine.arguments.dropFirst())
+if arguments.contains("--help") || arguments.contains("-h") {
+    say(usage)
+    exit(0)
 }
-switch storeName {
-case "memory": break
-case "postgres":
-    guard let databaseURL else { fail("--store postgres needs --database-url") }
-    configuration.store = .postgres(databaseURL: databaseURL)
-default: fail("--store takes memory or postgres")
+let configuration: DevServerConfiguration
+do {
+    configuration = try DevServerConfiguration(arguments: arguments)
+} catch {
+    fail(error.description)
 }
-if (configuration.tlsCertificatePath == nil) != (configuration.tlsKeyPath == nil) {
-    fail("--tls-cert and --tls-key go together")
-}
+let storeName = configuration.store == .memory ? "memory" : "postgres"
 
 let server: DevServer
 do {
@@ -85,6 +59,7 @@ say(
     """
     Tilecast dev server on \(base)   (\(storeName) store)
 
+      try it      \(base)/try   (plays the app in your browser: PKCE, sign-in, exchange, cookie)
       authorize   \(base)/oauth/authorize?response_type=code&client_id=tilecast-ios&redirect_uri=tilecast-ios%3A%2F%2Foauth%2Fcallback&code_challenge=<S256>&code_challenge_method=S256&state=<state>&scope=tiles%3Aread%20profile
       endpoint    \(base)/api/v1/oauth/ios-session
       studio      \(base)/studio
@@ -106,8 +81,10 @@ if configuration.insecureDevelopmentCookie && configuration.tlsCertificatePath =
     say(
         """
 
-        note: over plain HTTP the production cookie (__Host-tilecast_session, Secure) is sent but a browser
-        will not store it; use --insecure-development-cookie, or --tls-cert and --tls-key.
+        note: over plain HTTP the server sends the production cookie (__Host-tilecast_session, Secure).
+        Chromium keeps it from http://127.0.0.1 and http://localhost, which count as secure contexts; from
+        any other address (a phone on your network) no browser does. For that, use
+        --insecure-development-cookie, or --tls-cert and --tls-key.
         """
     )
 }

@@ -104,13 +104,54 @@ final class DevServerClient: Sendable {
         )
     }
 
-    func postForm(_ path: String, _ fields: [(String, String)], cookie: String? = nil) async throws -> Response {
+    /// Posts a form as a browser does from this server's pages: with `Origin` (the server's, unless
+    /// `origin` says otherwise; `nil` sends none).
+    func postForm(
+        _ path: String,
+        _ fields: [(String, String)],
+        cookie: String? = nil,
+        origin: String?? = .none
+    ) async throws -> Response {
         let body = fields.map { "\(FormData.encode($0.0))=\(FormData.encode($0.1))" }.joined(separator: "&")
         var headers = ["Content-Type": "application/x-www-form-urlencoded"]
+        switch origin {
+        case .none: headers["Origin"] = base
+        case .some(.some(let given)): headers["Origin"] = given
+        case .some(.none): break
+        }
         if let cookie {
             headers["Cookie"] = "tilecast_session=\(cookie)"
         }
         return try await send("POST", path, body: Data(body.utf8), headers: headers)
+    }
+
+    /// The hidden fields of the first form on `page` whose action is `action`, decoded — what a browser
+    /// would send of them.
+    static func hiddenFields(of page: Response, action: String) -> [(String, String)] {
+        let text = page.text
+        guard let start = text.range(of: #"action="\#(action)""#) else { return [] }
+        let form = text[start.upperBound...]
+        let end = form.range(of: "</form>")?.lowerBound ?? form.endIndex
+        let body = form[..<end]
+        var fields: [(String, String)] = []
+        for match in body.matches(of: #/<input type="hidden" name="([^"]*)" value="([^"]*)">/#) {
+            fields.append((unescape(String(match.output.1)), unescape(String(match.output.2))))
+        }
+        return fields
+    }
+
+    private static func unescape(_ text: String) -> String {
+        text.replacingOccurrences(of: "&lt;", with: "<").replacingOccurrences(of: "&gt;", with: ">")
+            .replacingOccurrences(of: "&quot;", with: "\"").replacingOccurrences(of: "&#39;", with: "'")
+            .replacingOccurrences(of: "&amp;", with: "&")
+    }
+
+    /// Opens the authorize page for `parameters` and submits its form as a browser does, with `extra`
+    /// fields (the account radio, the button pressed).
+    func submitAuthorize(_ parameters: [(String, String)], _ extra: [(String, String)]) async throws -> Response {
+        let page = try await send("GET", "/oauth/authorize" + Self.query(parameters))
+        guard page.status == 200 else { throw ClientError("the authorize page answered \(page.status)") }
+        return try await postForm("/oauth/authorize", Self.hiddenFields(of: page, action: "/oauth/authorize") + extra)
     }
 
     // MARK: The flow
@@ -136,14 +177,9 @@ final class DevServerClient: Sendable {
 
     /// Opens the authorize page, approves as `account`, and returns the code from the redirect.
     func authorize(challenge: String, account: String = "ada@tilecast.test") async throws -> String {
-        let parameters = Self.authorizeParameters(challenge: challenge)
-        let page = try await send("GET", "/oauth/authorize" + Self.query(parameters))
-        guard page.status == 200, page.text.contains("Approve") else {
-            throw ClientError("the authorize page answered \(page.status)")
-        }
-        let approval = try await postForm(
-            "/oauth/authorize",
-            parameters + [("account", account), ("decision", "approve")]
+        let approval = try await submitAuthorize(
+            Self.authorizeParameters(challenge: challenge),
+            [("account", account), ("decision", "approve")]
         )
         guard approval.status == 302, approval.redirectQuery["state"] == "state-42",
             approval.redirectQuery["iss"] == server.baseURL, let code = approval.redirectQuery["code"]

@@ -46,7 +46,12 @@ struct EndToEndTests {
         #expect(try await client.studio(cookie: cookie).text.contains("No session"))
         #expect(try await client.studio(cookie: newCookie).text.contains("Ada Lovelace"))
 
-        let signOut = try await client.postForm("/studio/sign-out", [], cookie: newCookie)
+        let studioPage = try await client.studio(cookie: newCookie)
+        let signOut = try await client.postForm(
+            "/studio/sign-out",
+            DevServerClient.hiddenFields(of: studioPage, action: "/studio/sign-out"),
+            cookie: newCookie
+        )
         #expect(signOut.status == 303)
         #expect(signOut.header("Set-Cookie")?.contains("Max-Age=0") == true)
 
@@ -117,10 +122,11 @@ struct EndToEndTests {
             let response = try await client.send("GET", "/oauth/authorize" + DevServerClient.query(parameters))
             #expect(response.status == 302)
             #expect(response.redirectQuery["error"] == error)
+            #expect(response.redirectQuery["error_description"]?.isEmpty == false)
             #expect(response.redirectQuery["state"] == "state-42")
             #expect(response.header("Location")?.hasPrefix("tilecast-ios://oauth/callback?") == true)
         }
-        let denied = try await client.postForm("/oauth/authorize", good + [("decision", "deny")])
+        let denied = try await client.submitAuthorize(good, [("decision", "deny")])
         #expect(denied.redirectQuery["error"] == "access_denied")
     }
 
@@ -139,7 +145,7 @@ struct EndToEndTests {
 
         let revoked = try await client.postForm(
             "/account/revoke",
-            [("account", "grace@tilecast.test"), ("grant", grant.id.description)]
+            DevServerClient.hiddenFields(of: page, action: "/account/revoke")
         )
         #expect(revoked.status == 303)
         #expect(try await client.studio(cookie: cookie).text.contains("No session"))
@@ -151,18 +157,17 @@ struct EndToEndTests {
         let client = try await DevServerClient()
         let (_, challenge) = DevServerClient.pkce()
         let state = "a&code=forged#x y+%41/é"
-        let approval = try await client.postForm(
-            "/oauth/authorize",
-            DevServerClient.authorizeParameters(challenge: challenge, state: state)
-                + [("account", "ada@tilecast.test"), ("decision", "approve")]
+        let approval = try await client.submitAuthorize(
+            DevServerClient.authorizeParameters(challenge: challenge, state: state),
+            [("account", "ada@tilecast.test"), ("decision", "approve")]
         )
         #expect(approval.status == 302)
         #expect(approval.redirectQuery["state"] == state)
         #expect(approval.redirectQuery["iss"] == client.server.baseURL)
         #expect(approval.redirectQuery["code"]?.hasPrefix("tcc_") == true)
-        let denial = try await client.postForm(
-            "/oauth/authorize",
-            DevServerClient.authorizeParameters(challenge: challenge, state: state) + [("decision", "deny")]
+        let denial = try await client.submitAuthorize(
+            DevServerClient.authorizeParameters(challenge: challenge, state: state),
+            [("decision", "deny")]
         )
         #expect(denial.redirectQuery["error"] == "access_denied")
         #expect(denial.redirectQuery["state"] == state)
