@@ -1,11 +1,14 @@
 #!/usr/bin/env python3
-"""The dev server in a real browser: headless Chromium, driven by Selenium, against the dev server on
-loopback — the sign-in as the app does it, from the authorize page to the Studio cookie, sign-out and
-revocation, the deny and error redirects, markup injection and parameter pollution, and the pages on a
-phone-sized screen.
+"""The dev server in a real browser — headless Chromium, or WebKitGTK's MiniBrowser under Xvfb with
+--webkit — driven by Selenium, against the dev server on loopback: the sign-in as the app does it, from
+the authorize page to the Studio cookie, sign-out and revocation, the deny and error redirects, markup
+injection and parameter pollution, and the pages on a phone-sized screen.
 
-Usage: browser-test.py DEV_SERVER_BINARY SCREENSHOT_DIR [dev server arguments…]
+Usage: browser-test.py [--webkit] DEV_SERVER_BINARY SCREENSHOT_DIR [dev server arguments…]
 Every page the test sees is saved as a screenshot in SCREENSHOT_DIR (CI keeps them when it fails).
+
+WebKit does not keep a Secure cookie from http://127.0.0.1 (Chromium does: loopback is a secure context
+there), so with --webkit the server runs with --insecure-development-cookie, as the README says to.
 """
 
 import base64
@@ -27,8 +30,12 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import WebDriverWait
 
 CALLBACK = "tilecast-ios://oauth/callback"
-binary, shots = sys.argv[1], sys.argv[2]
-server_arguments = sys.argv[3:]
+arguments = sys.argv[1:]
+webkit = arguments[:1] == ["--webkit"]
+if webkit:
+    arguments = arguments[1:]
+binary, shots = arguments[0], arguments[1]
+server_arguments = arguments[2:] + (["--insecure-development-cookie"] if webkit else [])
 os.makedirs(shots, exist_ok=True)
 step_number = 0
 
@@ -69,15 +76,24 @@ import threading  # noqa: E402
 
 threading.Thread(target=drain, daemon=True).start()
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1100,900"):
-    options.add_argument(argument)
-options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
-# The app's scheme has no handler here: Chromium is told not to offer to launch one, so that a pending
-# "open tilecast-ios?" prompt never holds up the pages that follow. The redirect itself is still seen.
-options.add_experimental_option("prefs", {"protocol_handler": {"excluded_schemes": {"tilecast-ios": True}}})
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+if webkit:
+    from selenium.webdriver.webkitgtk.options import Options as WebKitOptions
+    from selenium.webdriver.webkitgtk.service import Service as WebKitService
+    options = WebKitOptions()
+    options.binary_location = "/usr/lib/x86_64-linux-gnu/webkit2gtk-4.1/MiniBrowser"
+    options.add_argument("--automation")
+    driver = webdriver.WebKitGTK(options=options, service=WebKitService("/usr/bin/WebKitWebDriver"))
+    driver.set_window_size(1100, 900)
+else:
+    options = webdriver.ChromeOptions()
+    options.binary_location = "/usr/bin/chromium"
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--window-size=1100,900"):
+        options.add_argument(argument)
+    options.set_capability("goog:loggingPrefs", {"performance": "ALL", "browser": "ALL"})
+    # The app's scheme has no handler here: Chromium is told not to offer to launch one, so that a pending
+    # "open tilecast-ios?" prompt never holds up the pages that follow. The redirect itself is still seen.
+    options.add_experimental_option("prefs", {"protocol_handler": {"excluded_schemes": {"tilecast-ios": True}}})
+    driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 driver.set_page_load_timeout(20)
 
 
@@ -103,13 +119,20 @@ def authorize_url(challenge, state, extra=""):
 
 
 def drain_logs():
-    driver.get_log("performance")
-    driver.get_log("browser")
+    if not webkit:
+        driver.get_log("performance")
+        driver.get_log("browser")
 
 
 def callback_location():
-    """The Location of the redirect to the app's callback, from the DevTools network events."""
+    """The Location of the redirect to the app's callback: from the DevTools network events in Chromium;
+    in WebKit, which follows it to an error page, from the address it ended at."""
     for _ in range(50):
+        if webkit:
+            if driver.current_url.startswith(CALLBACK):
+                return driver.current_url
+            time.sleep(0.1)
+            continue
         for entry in driver.get_log("performance"):
             message = json.loads(entry["message"])["message"]
             if message.get("method") == "Network.responseReceivedExtraInfo":
@@ -126,6 +149,8 @@ def callback_location():
 
 
 def csp_violations():
+    if webkit:
+        return []  # a blocked redirect never reaches the callback, which callback_location() requires
     return [e["message"] for e in driver.get_log("browser") if "Content Security Policy" in e["message"]]
 
 
@@ -181,6 +206,14 @@ def exchange_and_import(verifier, code):
     pair, *attributes = [part.strip() for part in cookies[0].split(";")]
     name, value = pair.split("=", 1)
     flags = {a.split("=", 1)[0].lower(): (a.split("=", 1)[1] if "=" in a else True) for a in attributes}
+    if webkit:
+        driver.get(base + "/")
+        driver.add_cookie({"name": name, "value": value, "path": flags.get("path", "/"),
+                           "secure": "secure" in flags, "httpOnly": "httponly" in flags,
+                           "sameSite": str(flags.get("samesite", "Lax")).capitalize()})
+        check(any(c["name"] == name for c in driver.get_cookies()), f"WebKit refused the cookie {name}")
+        credential = body["data"]["credential"]
+        return credential["access_token"], credential["refresh_token"]
     result = driver.execute_cdp_cmd("Network.setCookie", {
         "name": name, "value": value, "url": base + "/", "path": flags.get("path", "/"),
         "secure": "secure" in flags, "httpOnly": "httponly" in flags,
@@ -283,7 +316,8 @@ try:
     field = driver.find_element(By.CSS_SELECTOR, "input[name=state]").get_attribute("value")
     check(field == hostile, f"state field holds {field!r}")
 
-    print(f"browser test passed: Chromium {driver.capabilities.get('browserVersion')}, {base}, "
+    engine = "WebKitGTK" if webkit else "Chromium"
+    print(f"browser test passed: {engine} {driver.capabilities.get('browserVersion')}, {base}, "
           f"{step_number} screenshots in {shots}")
 except Exception as error:
     try:

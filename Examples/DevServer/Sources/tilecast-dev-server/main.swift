@@ -82,9 +82,9 @@ if configuration.insecureDevelopmentCookie && configuration.tlsCertificatePath =
         """
 
         note: over plain HTTP the server sends the production cookie (__Host-tilecast_session, Secure).
-        Chromium keeps it from http://127.0.0.1 and http://localhost, which count as secure contexts; from
-        any other address (a phone on your network) no browser does. For that, use
-        --insecure-development-cookie, or --tls-cert and --tls-key.
+        Chromium keeps it from http://127.0.0.1 and http://localhost, which count as secure contexts;
+        WebKit does not, and from any other address (a phone on your network) no browser does. For those,
+        use --insecure-development-cookie, or --tls-cert and --tls-key.
         """
     )
 }
