@@ -15,7 +15,15 @@ extension DevServer {
         guard case .authenticated(let grant) = authentication else {
             return .html(
                 200,
-                HTML.page(title: "Studio", "<p id=\"who\">No session: not signed in.</p>")
+                HTML.page(
+                    title: "Studio",
+                    """
+                    <p id="who">No session: not signed in.</p>
+                    <p>Studio is Tilecast's web UI; this page shows whom the session cookie signs in. The app gets
+                    that cookie from the endpoint and puts it in its WebKit store. <a href="/try">Sign in as the
+                    app would</a>.</p>
+                    """
+                )
             )
         }
         let name = Self.demoAccounts.first { $0.id == grant.account }?.name ?? grant.account.rawValue
