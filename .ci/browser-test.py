@@ -27,6 +27,7 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
+from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException
 from selenium.webdriver.support.ui import WebDriverWait
 
 CALLBACK = "tilecast-ios://oauth/callback"
@@ -95,6 +96,11 @@ else:
     options.add_experimental_option("prefs", {"protocol_handler": {"excluded_schemes": {"tilecast-ios": True}}})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
 driver.set_page_load_timeout(20)
+
+
+def settled():
+    """A wait that outlasts the page being replaced under it, as a click's navigation does."""
+    return WebDriverWait(driver, 10, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
 
 
 def shot(name):
@@ -226,8 +232,8 @@ def exchange_and_import(verifier, code):
 
 def studio_shows(text):
     driver.get(f"{base}/studio")
+    who = settled().until(lambda d: d.find_element(By.ID, "who").text)
     shot("studio")
-    who = driver.find_element(By.ID, "who").text
     check(text in who, f"Studio shows {who!r}, expected {text!r}")
 
 
@@ -248,7 +254,7 @@ try:
     studio_shows("Ada Lovelace")
     # 7: sign out with the page's button; refresh token, access token and cookie are all refused.
     driver.find_element(By.CSS_SELECTOR, "form[action='/studio/sign-out'] button").click()
-    WebDriverWait(driver, 10).until(lambda d: "No session" in d.find_element(By.ID, "who").text)
+    settled().until(lambda d: "No session" in d.find_element(By.ID, "who").text)
     shot("signed-out")
     all_refused(access, refresh)
 
@@ -266,7 +272,7 @@ try:
     right = driver.execute_script("return arguments[0].getBoundingClientRect().right", button)
     check(right <= 390, f"the Revoke button ends at {right}px, beyond a 390px screen")
     button.click()
-    WebDriverWait(driver, 10).until(lambda d: "revoked" in d.find_element(By.CSS_SELECTOR, "td.status").text)
+    settled().until(lambda d: "revoked" in d.find_element(By.CSS_SELECTOR, "td.status").text)
     shot("revoked")
     driver.set_window_size(1100, 900)
     all_refused(access, refresh)
@@ -286,7 +292,7 @@ try:
     driver.find_element(By.LINK_TEXT, "Sign in as the app would").click()
     shot("try-authorize")
     driver.find_element(By.CSS_SELECTOR, "button[value=approve]").click()
-    WebDriverWait(driver, 10).until(lambda d: d.title.startswith(("Signed in", "The exchange failed", "No code")))
+    settled().until(lambda d: d.title.startswith(("Signed in", "The exchange failed", "No code")))
     shot("try-result")
     check(driver.title.startswith("Signed in"), f"the try page ended at {driver.title!r}")
     studio_shows("Ada Lovelace")
@@ -320,11 +326,14 @@ try:
     print(f"browser test passed: {engine} {driver.capabilities.get('browserVersion')}, {base}, "
           f"{step_number} screenshots in {shots}")
 except Exception as error:
+    import traceback
     try:
         shot("failure")
     except Exception:
         pass
-    print(f"browser test FAILED: {error!r}\nscreenshots: {shots}\nserver log (last lines):\n"
+    time.sleep(0.5)  # the server's last log lines
+    where = "".join(traceback.format_exc().splitlines(keepends=True)[-6:])
+    print(f"browser test FAILED: {error!r}\n{where}screenshots: {shots}\nserver log (last lines):\n"
           + "".join(log_lines[-20:]))
     sys.exit(1)
 finally:
