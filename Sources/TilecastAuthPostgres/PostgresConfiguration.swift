@@ -26,14 +26,24 @@ public struct PostgresConfiguration: Sendable {
     /// or overloaded database sheds requests instead of queueing them without end.
     public let connectionWaitTimeout: Duration
 
-    /// The longest one statement may run, waits for row locks included: PostgreSQL's
-    /// `statement_timeout`, set on every connection the store opens. A statement past it is cancelled
-    /// and its transaction rolled back, so the operation throws — a 503 — and changes nothing. Every
-    /// request-path statement of the store takes well under a millisecond; the limit is for a database
-    /// that hangs or a lock held elsewhere. ``PostgresGrantStore/migrate()`` and
-    /// ``PostgresGrantStore/removeExpired(at:)`` are exempt: they may take longer, and are not on the
-    /// request path.
+    /// The longest one statement may run on the server, waits for row locks included: PostgreSQL's
+    /// `statement_timeout`, set on every connection the store opens. A statement past it is cancelled by
+    /// the server and its transaction rolled back, so the operation throws — a 503 — and changes nothing.
+    /// Every request-path statement of the store takes well under a millisecond; the limit is for a lock
+    /// held elsewhere. ``PostgresGrantStore/migrate()`` and ``PostgresGrantStore/removeExpired(at:)`` are
+    /// exempt: they may take longer, and are not on the request path.
+    ///
+    /// The server enforces it, so it cannot bound a server that does not answer at all — a frozen
+    /// backend, a network partition. ``operationTimeout`` does that, on the client.
     public let statementTimeout: Duration
+    /// The longest an operation may wait for PostgreSQL once it holds a connection, by the client's clock:
+    /// past it the store asks the server to cancel, drops the connection and throws
+    /// ``PostgresError/Kind/timeout`` — a 503 — whatever the server does. By default the statement timeout
+    /// and one second more, so that a slow statement is ended by the server, cleanly, before the client
+    /// gives up. It also sets TCP's `tcp_user_timeout` on the connections. The maintenance operations
+    /// exempt from the statement timeout get ten minutes. A request then waits at most
+    /// ``connectionWaitTimeout`` for a connection, ``connectTimeout`` to open one, and this.
+    public let operationTimeout: Duration
 
     /// Creates a configuration. The fields are constants, so no check can be skipped by setting them
     /// afterwards.
@@ -49,7 +59,8 @@ public struct PostgresConfiguration: Sendable {
         maximumConnections: Int = 10,
         connectTimeout: Int = 10,
         connectionWaitTimeout: Duration = .seconds(5),
-        statementTimeout: Duration = .seconds(5)
+        statementTimeout: Duration = .seconds(5),
+        operationTimeout: Duration? = nil
     ) throws(PostgresError) {
         func require(_ condition: Bool, _ message: String) throws(PostgresError) {
             guard condition else { throw PostgresError(.invalidConfiguration, message: message) }
@@ -59,13 +70,18 @@ public struct PostgresConfiguration: Sendable {
         try require(connectTimeout >= 1, "connectTimeout must be at least 1")
         try require(connectionWaitTimeout >= .milliseconds(1), "connectionWaitTimeout must be at least 1 ms")
         try require(statementTimeout >= .milliseconds(1), "statementTimeout must be at least 1 ms")
+        try require((operationTimeout ?? .seconds(1)) >= .milliseconds(1), "operationTimeout must be at least 1 ms")
         self.databaseURL = databaseURL
         self.schema = schema
         self.maximumConnections = maximumConnections
         self.connectTimeout = connectTimeout
         self.connectionWaitTimeout = connectionWaitTimeout
         self.statementTimeout = statementTimeout
+        self.operationTimeout = operationTimeout ?? statementTimeout + .seconds(1)
     }
+
+    /// The client-side deadline of the maintenance operations, which the statement timeout exempts.
+    static let maintenanceTimeout = Duration.seconds(600)
 
     /// ``statementTimeout`` in milliseconds, at most PostgreSQL's largest `statement_timeout`.
     var statementTimeoutMilliseconds: Int {
@@ -90,7 +106,7 @@ extension PostgresConfiguration: CustomStringConvertible {
     public var description: String {
         "PostgresConfiguration(schema: \(schema), maximumConnections: \(maximumConnections), "
             + "connectTimeout: \(connectTimeout), connectionWaitTimeout: \(connectionWaitTimeout), "
-            + "statementTimeout: \(statementTimeout))"
+            + "statementTimeout: \(statementTimeout), operationTimeout: \(operationTimeout))"
     }
 }
 #endif

@@ -18,6 +18,12 @@ final class PostgresConnection: @unchecked Sendable {
     private var prepared: Set<String> = []
     /// Requests sent to the server and answered: prepares and executions. For the benchmark.
     private(set) var roundTrips = 0
+    /// When the operation under way must be over, by the client's clock: set by the pool before each
+    /// operation. Past it, the statement is cancelled, the connection discarded, and the caller answered.
+    var deadline = ContinuousClock.now.advanced(by: .seconds(3600))
+    /// Set when a call ran past its deadline: what the server does with the connection is unknown, so it
+    /// is never used again.
+    private(set) var isAbandoned = false
 
     private init(handle: OpaquePointer) {
         self.handle = handle
@@ -38,12 +44,17 @@ final class PostgresConnection: @unchecked Sendable {
         guard isParsable(configuration.databaseURL) else {
             throw PostgresError(.connection, message: "the database URL is not a valid libpq connection string or URI")
         }
-        let keys = ["dbname", "connect_timeout", "application_name", "client_encoding"]
+        // TCP keepalives and tcp_user_timeout (libpq ignores them on a Unix socket): a peer that vanishes —
+        // a partition, a host that died — is noticed by the kernel within seconds, not hours.
+        let keys = [
+            "dbname", "connect_timeout", "application_name", "client_encoding", "keepalives", "keepalives_idle",
+            "keepalives_interval", "keepalives_count", "tcp_user_timeout",
+        ]
         // The schema in the application name tells an administrator (pg_stat_activity) which store a
         // connection belongs to.
         let values = [
             configuration.databaseURL, String(configuration.connectTimeout), "tilecast-auth/\(configuration.schema)",
-            "UTF8",
+            "UTF8", "1", "5", "2", "3", String(configuration.operationTimeout.wholeMillisecondsRoundedUp),
         ]
         // expand_dbname = 1: the first `dbname` may be a full connection string or URI.
         let handle = withCStrings(keys) { keyPointers in
@@ -59,7 +70,10 @@ final class PostgresConnection: @unchecked Sendable {
         }
         // Notices ("schema already exists, skipping") are not errors; libpq would print them to stderr.
         PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        // Non-blocking sends: every wait, writing included, is a poll with the deadline.
+        PQsetnonblocking(handle, 1)
         let connection = PostgresConnection(handle: handle)
+        connection.deadline = ContinuousClock.now.advanced(by: configuration.operationTimeout)
         try connection.execute(
             script: """
                 SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED;
@@ -86,7 +100,9 @@ final class PostgresConnection: @unchecked Sendable {
     /// of the stream (a restart, `pg_terminate_backend`, `idle_session_timeout`). Such a connection is
     /// replaced rather than used; checking costs a `poll` with no timeout, not a round trip.
     var isUsable: Bool {
-        guard PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE else { return false }
+        guard !isAbandoned, PQstatus(handle) == CONNECTION_OK, PQtransactionStatus(handle) == PQTRANS_IDLE else {
+            return false
+        }
         let socket = PQsocket(handle)
         guard socket >= 0 else { return false }
         var descriptor = pollfd(fd: socket, events: Int16(POLLIN), revents: 0)
@@ -99,7 +115,9 @@ final class PostgresConnection: @unchecked Sendable {
         if !prepared.contains(statement.name) {
             let types = parameters.map { $0.type.rawValue }
             roundTrips += 1
-            let result = PQprepare(handle, statement.name, statement.sql, Int32(types.count), types)
+            let result = try exchange(statement.name) {
+                PQsendPrepare(handle, statement.name, statement.sql, Int32(types.count), types)
+            }
             _ = try check(result, statement: statement.name)
             prepared.insert(statement.name)
         }
@@ -108,16 +126,93 @@ final class PostgresConnection: @unchecked Sendable {
         let formats = [Int32](repeating: 1, count: encoded.count)
         roundTrips += 1
         let result = withBinaryPointers(encoded) { values in
-            PQexecPrepared(handle, statement.name, Int32(encoded.count), values, lengths, formats, 1)
+            Result { () throws(PostgresError) in
+                try exchange(statement.name) {
+                    PQsendQueryPrepared(handle, statement.name, Int32(encoded.count), values, lengths, formats, 1)
+                }
+            }
         }
-        return try check(result, statement: statement.name)
+        return try check(try result.get(), statement: statement.name)
     }
 
     /// Executes SQL text without parameters — several statements separated by semicolons — for schema
     /// migrations.
     func execute(script: String) throws(PostgresError) {
         roundTrips += 1
-        _ = try check(PQexec(handle, script), statement: "script")
+        _ = try check(try exchange("script") { PQsendQuery(handle, script) }, statement: "script")
+    }
+
+    /// Sends a request with `send` and reads every result, waiting on the socket — never in a blocking
+    /// libpq call — so that nothing waits past ``deadline``: a server that stops answering (a frozen
+    /// backend, a partition) costs the caller its deadline, not the server's silence. Returns the first
+    /// failed result, or the last one.
+    private func exchange(_ label: String, _ send: () -> Int32) throws(PostgresError) -> OpaquePointer? {
+        guard send() == 1 else { throw lostConnection() }
+        while true {
+            let flushed = PQflush(handle)
+            if flushed == 0 { break }
+            if flushed < 0 { throw lostConnection() }
+            try wait(for: Int16(POLLOUT | POLLIN), label)
+            guard PQconsumeInput(handle) == 1 else { throw lostConnection() }
+        }
+        var kept: OpaquePointer?
+        while true {
+            while PQisBusy(handle) != 0 {
+                try wait(for: Int16(POLLIN), label)
+                guard PQconsumeInput(handle) == 1 else { throw lostConnection() }
+            }
+            guard let result = PQgetResult(handle) else { break }
+            if let first = kept, !Self.succeeded(first) {
+                PQclear(result)
+            } else {
+                if let first = kept { PQclear(first) }
+                kept = result
+            }
+        }
+        return kept
+    }
+
+    private static func succeeded(_ result: OpaquePointer) -> Bool {
+        let status = PQresultStatus(result)
+        return status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK
+    }
+
+    /// Waits until the socket is ready for `events`, or throws ``PostgresError/Kind/timeout`` at the
+    /// deadline — after asking the server to cancel the statement and giving the connection up.
+    private func wait(for events: Int16, _ label: String) throws(PostgresError) {
+        while true {
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                abandon()
+                throw PostgresError(
+                    .timeout,
+                    message:
+                        "\(label): PostgreSQL did not answer in time; the statement was cancelled and the connection dropped"
+                )
+            }
+            var descriptor = pollfd(fd: PQsocket(handle), events: events, revents: 0)
+            let milliseconds = Int32(clamping: remaining.wholeMillisecondsRoundedUp)
+            let ready = poll(&descriptor, 1, milliseconds)
+            if ready > 0 { return }
+            if ready < 0 && errno != EINTR { throw lostConnection() }
+        }
+    }
+
+    /// Gives the connection up after a missed deadline: it is never used again, and the server is asked,
+    /// on a thread of its own, to cancel what it runs — a request that may itself go unanswered.
+    private func abandon() {
+        isAbandoned = true
+        guard let cancel = PQgetCancel(handle) else { return }
+        let request = UncheckedCancel(cancel)
+        Thread.detachNewThread {
+            var buffer = [CChar](repeating: 0, count: 256)
+            _ = PQcancel(request.cancel, &buffer, Int32(buffer.count))
+            PQfreeCancel(request.cancel)
+        }
+    }
+
+    private func lostConnection() -> PostgresError {
+        PostgresError(.connection, message: Self.firstLine(String(cString: PQerrorMessage(handle))))
     }
 
     /// The result if the statement succeeded; otherwise the server's error, with its SQLSTATE.
@@ -143,6 +238,13 @@ final class PostgresConnection: @unchecked Sendable {
     private static func firstLine(_ message: String) -> String {
         String(message.split(separator: "\n").first ?? "").trimmingCharacters(in: .whitespaces)
     }
+}
+
+/// A libpq cancel request, handed to the thread that sends it: libpq makes it for exactly this use, apart
+/// from the connection.
+private struct UncheckedCancel: @unchecked Sendable {
+    let cancel: OpaquePointer
+    init(_ cancel: OpaquePointer) { self.cancel = cancel }
 }
 
 /// Calls `body` with NUL-terminated copies of `strings`.

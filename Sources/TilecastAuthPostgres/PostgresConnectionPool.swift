@@ -57,8 +57,11 @@ final class PostgresConnectionPool: Sendable {
     ///     A connection lost during it is then retried once on a fresh one. A serialization failure or
     ///     deadlock is retried — twice at most — for any body, since its transaction rolled back. A
     ///     connection that cannot be opened is not retried.
+    ///   - maintenance: Whether this is a maintenance operation exempt from the statement timeout; its
+    ///     client-side deadline is then ten minutes instead of ``PostgresConfiguration/operationTimeout``.
     func withConnection<Value: Sendable>(
         idempotent: Bool,
+        maintenance: Bool = false,
         _ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> Value
     ) async throws -> Value {
         let lease = try await acquire()
@@ -68,7 +71,7 @@ final class PostgresConnectionPool: Sendable {
             // thread per core — which a few libpq calls waiting on a slow server would hold, and with
             // them every task and timer of the process. At most maximumConnections calls block at once.
             DispatchQueue(label: Self.queueLabel).async {
-                continuation.resume(with: self.run(lease, idempotent: idempotent, body))
+                continuation.resume(with: self.run(lease, idempotent: idempotent, maintenance: maintenance, body))
             }
         }
     }
@@ -177,8 +180,12 @@ final class PostgresConnectionPool: Sendable {
     private func run<Value>(
         _ lease: Lease,
         idempotent: Bool,
+        maintenance: Bool,
         _ body: (PostgresConnection) throws(PostgresError) -> Value
     ) -> Result<Value, any Error> {
+        let deadline = ContinuousClock.now.advanced(
+            by: maintenance ? PostgresConfiguration.maintenanceTimeout : configuration.operationTimeout
+        )
         var connection: PostgresConnection?
         if case .existing(let existing) = lease {
             connection = existing
@@ -197,6 +204,7 @@ final class PostgresConnectionPool: Sendable {
                 return .failure(error)
             }
             connection = current
+            current.deadline = deadline
             let before = current.roundTrips
             do throws(PostgresError) {
                 let value = try body(current)
@@ -207,6 +215,10 @@ final class PostgresConnectionPool: Sendable {
                 let lost = error.kind == .connection || !current.isUsable
                 if lost {
                     connection = nil
+                }
+                if error.kind == .timeout {
+                    // The deadline is the operation's: no retry may extend it.
+                    return .failure(error)
                 }
                 if error.isTransient && transientRetries > 0 {
                     transientRetries -= 1

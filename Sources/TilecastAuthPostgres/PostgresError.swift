@@ -20,6 +20,10 @@ public struct PostgresError: Error, Sendable, Hashable {
         /// ``PostgresConfiguration/connectionWaitTimeout``: the pool is too small for the load, or the
         /// server too slow. Nothing was sent.
         case poolTimeout
+        /// PostgreSQL did not answer within ``PostgresConfiguration/operationTimeout`` — a frozen backend,
+        /// a network partition. The statement was cancelled and the connection dropped; whether a write
+        /// committed is unknown, as with a lost connection.
+        case timeout
         /// The store was closed.
         case closed
         /// A ``PostgresConfiguration`` value is out of range: the schema name, a count or a timeout.

@@ -61,7 +61,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             name: "tilecast_migration_versions",
             sql: "SELECT version FROM \(quoted).schema_migrations ORDER BY version"
         )
-        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+        return try await pool.withConnection(idempotent: true, maintenance: true) { connection throws(PostgresError) in
             try connection.execute(
                 script: """
                     BEGIN ISOLATION LEVEL READ COMMITTED;
@@ -365,7 +365,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
     /// ``PostgresConfiguration/statementTimeout``: a backlog left by a long pause must still go.
     public func removeExpired(at now: Date) async throws -> Int {
         let statement = statements.removeExpired
-        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+        return try await pool.withConnection(idempotent: true, maintenance: true) { connection throws(PostgresError) in
             try connection.execute(script: "BEGIN; SET LOCAL statement_timeout = 0")
             do throws(PostgresError) {
                 let removed = Int(try Self.single(try connection.execute(statement, [.date(now)])).int8(0))

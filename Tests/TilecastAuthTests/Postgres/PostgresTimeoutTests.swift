@@ -22,7 +22,8 @@ struct PostgresTimeoutTests {
         schema: String = PostgresTestDatabase.uniqueSchema(),
         maximumConnections: Int = 10,
         connectionWaitTimeout: Duration = .seconds(5),
-        statementTimeout: Duration = .seconds(5)
+        statementTimeout: Duration = .seconds(5),
+        operationTimeout: Duration? = nil
     ) async throws -> PostgresGrantStore {
         let store = PostgresGrantStore(
             clients: clients,
@@ -31,7 +32,8 @@ struct PostgresTimeoutTests {
                 schema: schema,
                 maximumConnections: maximumConnections,
                 connectionWaitTimeout: connectionWaitTimeout,
-                statementTimeout: statementTimeout
+                statementTimeout: statementTimeout,
+                operationTimeout: operationTimeout
             )
         )
         try await store.migrate()
@@ -158,9 +160,46 @@ struct PostgresTimeoutTests {
         #expect(try await store.removeExpired(at: now.addingTimeInterval(120)) == 1)
         try await holder.value
     }
+
+    @Test("A frozen backend (SIGSTOP) costs an operation its operationTimeout, not the server's silence")
+    func frozenBackendIsBoundedOnTheClient() async throws {
+        // The server's statement_timeout (5 s) cannot help: a stopped backend enforces nothing.
+        let store = try await Self.makeStore(statementTimeout: .seconds(5), operationTimeout: .milliseconds(800))
+        defer { store.close() }
+        _ = try await store.grant(Self.unknownGrant)  // opens the connection the next call will use
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        defer { admin.close() }
+        let pids = try await admin.backendPIDs(schema: store.configuration.schema)
+        try #require(!pids.isEmpty)
+        for pid in pids { kill(pid, SIGSTOP) }
+        let started = ContinuousClock.now
+        do {
+            _ = try await store.grant(Self.unknownGrant)
+            Issue.record("an operation on a frozen backend returned")
+        } catch let error as PostgresError {
+            #expect(error.kind == .timeout, "\(error)")
+        }
+        let waited = ContinuousClock.now - started
+        for pid in pids { kill(pid, SIGCONT) }
+        #expect(waited >= .milliseconds(800) && waited < .seconds(3), "waited \(waited)")
+        // The frozen connection is gone; the next operation opens a fresh one and succeeds.
+        #expect(try await store.grant(Self.unknownGrant) == nil)
+    }
 }
 
 extension PostgresGrantStore {
+    /// The process ids of the server sessions of the store on `schema`.
+    func backendPIDs(schema: String) async throws -> [pid_t] {
+        let statement = PostgresStatement(
+            name: "test_pids",
+            sql: "SELECT pid FROM pg_stat_activity WHERE application_name = $1"
+        )
+        let name: PostgresValue = .text("tilecast-auth/\(schema)")
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            try connection.execute(statement, [name]).rows.map { row throws(PostgresError) in pid_t(try row.int4(0)) }
+        }
+    }
+
     /// Returns once `count` server sessions of the store on `schema` are inside `pg_sleep`.
     func waitUntilSleeping(schema: String, count: Int = 1) async throws {
         for _ in 0..<500 {
