@@ -2,6 +2,7 @@
 
 #if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
 import Dispatch
+import Foundation
 import TilecastAuth
 
 /// A bounded pool of libpq connections: at most ``PostgresConfiguration/maximumConnections`` open, one
@@ -12,6 +13,13 @@ import TilecastAuth
 /// terminated its backend — is replaced before anything is sent, which is always safe. One lost during
 /// a statement is dropped; the operation is retried on a fresh connection only when it is a read, since
 /// a write's commit may or may not have reached the server.
+///
+/// A connection that cannot be opened — the server is down, starting up (57P03), shutting down
+/// (57P01), or full (53300, "too many clients") — is a temporary condition, not the caller's failure.
+/// The caller keeps waiting, within ``PostgresConfiguration/connectionWaitTimeout``, for whichever comes
+/// first: a connection another operation releases, or a retried connect. Retries are the pool's, one at
+/// a time, with jittered exponential backoff (25 ms doubling to 2 s), so a thousand waiting callers make
+/// a handful of attempts a second, not a thousand.
 final class PostgresConnectionPool: Sendable {
     private enum Lease {
         case existing(PostgresConnection)
@@ -32,6 +40,12 @@ final class PostgresConnectionPool: Sendable {
         var closed = false
         var roundTrips = 0
         var connectionsOpened = 0
+        var connectionsRefused = 0
+        /// While connects fail: the current backoff, the instant before which none is tried, and whether
+        /// one is being tried now.
+        var backoff: Duration = .zero
+        var connectBlockedUntil: ContinuousClock.Instant?
+        var connectInFlight = false
     }
 
     /// The label of the queues operations run on, as thread names and debuggers show it.
@@ -49,6 +63,9 @@ final class PostgresConnectionPool: Sendable {
 
     /// Connections opened so far, replacements included.
     var connectionsOpened: Int { state.withLock { $0.connectionsOpened } }
+
+    /// Attempts to open a connection that failed.
+    var connectionsRefused: Int { state.withLock { $0.connectionsRefused } }
 
     /// Runs `body` with a connection of its own, on a thread where blocking harms nothing else.
     ///
@@ -186,6 +203,7 @@ final class PostgresConnectionPool: Sendable {
         let deadline = ContinuousClock.now.advanced(
             by: maintenance ? PostgresConfiguration.maintenanceTimeout : configuration.operationTimeout
         )
+        let connectDeadline = ContinuousClock.now.advanced(by: configuration.connectionWaitTimeout)
         var connection: PostgresConnection?
         if case .existing(let existing) = lease {
             connection = existing
@@ -197,9 +215,8 @@ final class PostgresConnectionPool: Sendable {
         while true {
             let current: PostgresConnection
             do throws(PostgresError) {
-                current = try usable(connection)
+                current = try usable(connection, until: connectDeadline)
             } catch {
-                // Not retried: a server that cannot be reached within connectTimeout is answered now.
                 connection = nil
                 return .failure(error)
             }
@@ -231,15 +248,78 @@ final class PostgresConnectionPool: Sendable {
         }
     }
 
-    /// `connection` if it can take a statement, else a freshly opened one in its place — before anything
-    /// is sent, so replacing it is always safe.
-    private func usable(_ connection: PostgresConnection?) throws(PostgresError) -> PostgresConnection {
+    /// `connection` if it can take a statement; else, in its place, a connection another operation
+    /// released or a freshly opened one — before anything is sent, so replacing it is always safe. While
+    /// connects fail, it waits for either until `deadline`, trying a connect only when the backoff allows
+    /// and no other caller is trying one.
+    private func usable(
+        _ connection: PostgresConnection?,
+        until deadline: ContinuousClock.Instant
+    ) throws(PostgresError) -> PostgresConnection {
         if let connection, connection.isUsable {
             return connection
         }
-        let opened = try PostgresConnection.open(configuration)
-        state.withLock { $0.connectionsOpened += 1 }
-        return opened
+        var lastFailure: PostgresError?
+        while true {
+            // A connection released by another operation: this caller gives up its own empty slot for it.
+            let released = state.withLock { state -> PostgresConnection? in
+                guard let idle = state.idle.popLast() else { return nil }
+                state.open -= 1
+                return idle
+            }
+            if let released {
+                if released.isUsable { return released }
+                continue  // gone too; its slot is this caller's now
+            }
+            if claimConnectAttempt() {
+                do throws(PostgresError) {
+                    let opened = try PostgresConnection.open(configuration)
+                    state.withLock { state in
+                        state.connectionsOpened += 1
+                        state.backoff = .zero
+                        state.connectBlockedUntil = nil
+                        state.connectInFlight = false
+                    }
+                    return opened
+                } catch {
+                    lastFailure = error
+                    connectFailed()
+                }
+            }
+            let remaining = ContinuousClock.now.duration(to: deadline)
+            guard remaining > .zero else {
+                let reason = lastFailure?.message ?? "other callers' attempts to connect are failing"
+                throw PostgresError(
+                    .connection,
+                    message: "no connection within \(configuration.connectionWaitTimeout): \(reason)"
+                )
+            }
+            Thread.sleep(forTimeInterval: min(0.01, Double(remaining.wholeMillisecondsRoundedUp) / 1000))
+        }
+    }
+
+    /// Whether this caller may try to open a connection now: always while connects succeed; after a
+    /// failure, once the backoff has passed, and only if no other caller is trying.
+    private func claimConnectAttempt() -> Bool {
+        state.withLock { state in
+            guard state.backoff > .zero else { return true }
+            if state.connectInFlight { return false }
+            if let until = state.connectBlockedUntil, ContinuousClock.now < until { return false }
+            state.connectInFlight = true
+            return true
+        }
+    }
+
+    /// Counts a failed connect and doubles the backoff (25 ms to 2 s), with jitter, so that instances
+    /// waiting out the same outage do not retry in step.
+    private func connectFailed() {
+        state.withLock { state in
+            state.connectionsRefused += 1
+            state.backoff = min(max(state.backoff * 2, .milliseconds(25)), .seconds(2))
+            let jittered = state.backoff * Double.random(in: 0.5...1)
+            state.connectBlockedUntil = ContinuousClock.now.advanced(by: jittered)
+            state.connectInFlight = false
+        }
     }
 }
 #endif

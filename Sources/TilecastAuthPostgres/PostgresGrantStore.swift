@@ -38,7 +38,11 @@ public final class PostgresGrantStore: GrantStore, Sendable {
 
     /// Round trips to the server so far and connections opened, for the benchmark and for monitoring.
     public var statistics: PostgresStatistics {
-        PostgresStatistics(roundTrips: pool.roundTrips, connectionsOpened: pool.connectionsOpened)
+        PostgresStatistics(
+            roundTrips: pool.roundTrips,
+            connectionsOpened: pool.connectionsOpened,
+            connectionsRefused: pool.connectionsRefused
+        )
     }
 
     // MARK: Schema

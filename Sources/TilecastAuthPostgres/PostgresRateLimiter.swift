@@ -43,7 +43,11 @@ public final class PostgresRateLimiter: RateLimiter, Sendable {
 
     /// Round trips and connections so far.
     public var statistics: PostgresStatistics {
-        PostgresStatistics(roundTrips: pool.roundTrips, connectionsOpened: pool.connectionsOpened)
+        PostgresStatistics(
+            roundTrips: pool.roundTrips,
+            connectionsOpened: pool.connectionsOpened,
+            connectionsRefused: pool.connectionsRefused
+        )
     }
 
     public func admit(_ key: RateLimitKey, at now: Date) async throws -> RateLimitDecision {

@@ -8,5 +8,9 @@ public struct PostgresStatistics: Sendable, Hashable {
     public var roundTrips: Int
     /// Connections opened, replacements of lost ones included.
     public var connectionsOpened: Int
+    /// Attempts to open a connection that failed: a server down, starting up, shutting down or full.
+    /// While they fail, the pool tries one at a time, with jittered exponential backoff, so this grows
+    /// by a handful a second, never by the number of callers.
+    public var connectionsRefused: Int = 0
 }
 #endif

@@ -161,6 +161,70 @@ struct PostgresTimeoutTests {
         try await holder.value
     }
 
+    @Test(
+        "A server that refuses connections: callers wait out connectionWaitTimeout, and the pool retries with backoff, not once per caller"
+    )
+    func refusedConnectsBackOff() async throws {
+        let store = PostgresGrantStore(
+            clients: Self.clients,
+            configuration: try PostgresConfiguration(
+                databaseURL: "postgresql:///none?host=/nonexistent-tilecast-socket-dir",
+                schema: "tilecast",
+                maximumConnections: 10,
+                connectionWaitTimeout: .seconds(1)
+            )
+        )
+        defer { store.close() }
+        let started = ContinuousClock.now
+        let failures = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<100 {
+                group.addTask { (try? await store.grant(Self.unknownGrant)) == nil }
+            }
+            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+        }
+        let elapsed = ContinuousClock.now - started
+        #expect(failures == 100)
+        // Ten at a time (the pool's size), each waiting up to a second: about ten seconds in all, bounded.
+        #expect(elapsed < .seconds(15), "took \(elapsed)")
+        // One caller at a time tries, 25 ms doubling to 2 s: a few attempts a second, not one per caller.
+        let refused = store.statistics.connectionsRefused
+        #expect(refused >= 3 && refused <= 40, "\(refused) connection attempts for 100 callers")
+    }
+
+    @Test("Too many connections (SQLSTATE 53300): callers wait for a connection the pool already has, and all succeed")
+    func tooManyConnectionsWaitForAReleasedOne() async throws {
+        let role = "tilecast_limited_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        defer { admin.close() }
+        try await admin.execute(
+            script: "CREATE ROLE \(role) LOGIN CONNECTION LIMIT 2; GRANT CREATE ON DATABASE postgres TO \(role)"
+        )
+        let url = try #require(PostgresTestDatabase.url)
+        guard url.contains("user=postgres") else { return }  // only on the CI's throwaway cluster
+        let limitedURL = url.replacingOccurrences(of: "user=postgres", with: "user=\(role)")
+        let store = PostgresGrantStore(
+            clients: Self.clients,
+            configuration: try PostgresConfiguration(
+                databaseURL: limitedURL,
+                schema: PostgresTestDatabase.uniqueSchema(),
+                maximumConnections: 8,
+                connectionWaitTimeout: .seconds(5)
+            )
+        )
+        try await store.migrate()
+        let results = await withTaskGroup(of: Bool.self) { group in
+            for _ in 0..<40 {
+                group.addTask { (try? await store.grant(Self.unknownGrant)) != nil ? false : true }
+            }
+            return await group.reduce(into: [Bool]()) { $0.append($1) }
+        }
+        store.close()
+        #expect(results.count == 40 && results.allSatisfy { $0 }, "\(results.filter { !$0 }.count) of 40 failed")
+        #expect(store.statistics.connectionsOpened <= 2)
+        #expect(store.statistics.connectionsRefused >= 1, "the role's limit was never met")
+        try await admin.execute(script: "DROP OWNED BY \(role); DROP ROLE IF EXISTS \(role)")
+    }
+
     @Test("A frozen backend (SIGSTOP) costs an operation its operationTimeout, not the server's silence")
     func frozenBackendIsBoundedOnTheClient() async throws {
         // The server's statement_timeout (5 s) cannot help: a stopped backend enforces nothing.
