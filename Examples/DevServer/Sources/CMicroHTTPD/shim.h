@@ -11,6 +11,33 @@
 
 /// Starts a daemon on `address` (IPv4, any port; 0 for an ephemeral one) with one thread per
 /// connection. With `tls_key` and `tls_cert` (PEM, in memory) it speaks HTTPS only.
+/// libmicrohttpd's unescaping of the path and query, except that `%00` stays as it is: decoded, a NUL
+/// would end the C string the path is handed over as, so `/studio%00/evil` would be served, and logged,
+/// as `/studio`.
+static inline size_t tilecast_mhd_unescape(void *context, struct MHD_Connection *connection, char *text)
+{
+    (void)context;
+    (void)connection;
+    char *read = text;
+    char *write = text;
+    while (*read != '\0') {
+        int high = -1, low = -1;
+        if (read[0] == '%' && read[1] != '\0' && read[2] != '\0') {
+            char h = read[1], l = read[2];
+            high = (h >= '0' && h <= '9') ? h - '0' : (h >= 'a' && h <= 'f') ? h - 'a' + 10 : (h >= 'A' && h <= 'F') ? h - 'A' + 10 : -1;
+            low = (l >= '0' && l <= '9') ? l - '0' : (l >= 'a' && l <= 'f') ? l - 'a' + 10 : (l >= 'A' && l <= 'F') ? l - 'A' + 10 : -1;
+        }
+        if (high >= 0 && low >= 0 && (high | low) != 0) {
+            *write++ = (char)(high * 16 + low);
+            read += 3;
+        } else {
+            *write++ = *read++;
+        }
+    }
+    *write = '\0';
+    return (size_t)(write - text);
+}
+
 static inline struct MHD_Daemon *tilecast_mhd_start(
     const struct sockaddr_in *address,
     MHD_AccessHandlerCallback handler, void *handler_context,
@@ -25,6 +52,7 @@ static inline struct MHD_Daemon *tilecast_mhd_start(
             MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
             MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
             MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+            MHD_OPTION_UNESCAPE_CALLBACK, tilecast_mhd_unescape, NULL,
             MHD_OPTION_HTTPS_MEM_KEY, tls_key,
             MHD_OPTION_HTTPS_MEM_CERT, tls_cert,
             MHD_OPTION_END);
@@ -34,6 +62,7 @@ static inline struct MHD_Daemon *tilecast_mhd_start(
         MHD_OPTION_NOTIFY_COMPLETED, completed, completed_context,
         MHD_OPTION_CONNECTION_TIMEOUT, connection_timeout_seconds,
         MHD_OPTION_CONNECTION_LIMIT, connection_limit,
+        MHD_OPTION_UNESCAPE_CALLBACK, tilecast_mhd_unescape, NULL,
         MHD_OPTION_END);
 }
 

@@ -60,7 +60,9 @@ struct AuthorizationRequest {
         guard values("redirect_uri").count <= 1, let redirectURI = single("redirect_uri") else {
             throw .page("The request has no redirect_uri, or more than one.")
         }
-        guard client.redirectURIs.contains(redirectURI) else {
+        // Byte for byte (RFC 6749 §3.1.2.3 via simple string comparison): Swift's `==` would also match a
+        // canonically equivalent URI with other bytes.
+        guard client.redirectURIs.contains(where: { Array($0.utf8) == Array(redirectURI.utf8) }) else {
             throw .page("\(redirectURI) is not a redirect URI registered for \(clientID).")
         }
         let state = single("state")

@@ -36,10 +36,16 @@ extension DevServer {
                 (<code>\(HTML.escape(grant.account.rawValue))</code>).</p>
                 <p>Grant <code>\(HTML.escape(grant.grant.description))</code>, client
                 <code>\(HTML.escape(grant.client.rawValue))</code>, scope <code>\(HTML.escape(grant.scope.rawValue))</code>.</p>
-                <form method="post" action="/studio/sign-out">\(HTML.hidden("form_token", formTokens.mint(for: "sign-out")))<button type="submit">Sign out</button></form>
+                <form method="post" action="/studio/sign-out">\(HTML.hidden("form_token", formTokens.mint(for: signOutPurpose(request))))<button type="submit">Sign out</button></form>
                 """
             )
         )
+    }
+
+    /// What a sign-out form's token is bound to: the session the page was shown to, so that a token of
+    /// one session signs out no other.
+    private func signOutPurpose(_ request: HTTPRequest) -> String {
+        "sign-out\u{0}" + cookieValues(named: cookie.name, in: request).joined(separator: "\u{0}")
     }
 
     /// `POST /studio/sign-out`: signs the session out — which revokes its grant, with every token — and
@@ -47,7 +53,7 @@ extension DevServer {
     func signOut(_ request: HTTPRequest) async -> HTTPResponse {
         let form = FormData.parse(request.body)
         guard isSameOrigin(request), FormData.repeatedName(in: form) == nil,
-            formTokens.redeem(form.first { $0.name == "form_token" }?.value, for: "sign-out")
+            formTokens.redeem(form.first { $0.name == "form_token" }?.value, for: signOutPurpose(request))
         else {
             return .html(
                 403,
@@ -89,7 +95,7 @@ extension DevServer {
         let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys])) ?? Data()
         return HTTPResponse(
             status: 200,
-            headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")],
+            headers: [("Content-Type", "application/json"), ("Cache-Control", "no-store")] + HTTPResponse.common,
             body: Array(data)
         )
     }

@@ -4,26 +4,54 @@ import Foundation
 import TilecastAuth
 
 extension DevServer {
+    /// The try page's cookie: a nonce that binds each flow's `state` to the browser that started it
+    /// (RFC 6749 §10.12), so that nobody can finish a flow of theirs in someone else's browser.
+    static let tryCookie = "tilecast_try"
+
     /// `GET /try`: plays the app. It makes a PKCE pair and a state, remembers the verifier under the
-    /// state, and sends the browser to the real sign-in page with the loopback callback `/try/callback`.
-    func startTry() -> HTTPResponse {
+    /// state and this browser's nonce, and sends the browser to the real sign-in page with the loopback
+    /// callback `/try/callback`.
+    func startTry(_ request: HTTPRequest) -> HTTPResponse {
+        var nonce = cookieValues(named: Self.tryCookie, in: request).first ?? ""
+        var setCookie: [(name: String, value: String)] = []
+        if nonce.utf8.count != 64 || !nonce.allSatisfy(\.isHexDigit) {
+            nonce = formTokens.mint(for: "try-nonce")  // 256 random bits, in hex; the token itself is unused
+            let secure = configuration.usesTLS ? "; Secure" : ""
+            setCookie = [
+                ("Set-Cookie", "\(Self.tryCookie)=\(nonce); Path=/try; Max-Age=600; HttpOnly; SameSite=Lax\(secure)")
+            ]
+        }
         let verifier = CodeChallenge.makeVerifier(using: SystemRandomSource())
-        let state = tryFlows.mint(for: verifier)
+        let state = tryFlows.mint(for: "try\u{0}" + nonce, payload: verifier)
         let query = [
             ("response_type", "code"), ("client_id", ClientID.tilecastIOS.rawValue),
             ("redirect_uri", tryEngine.configuration.callbackURI),
             ("code_challenge", CodeChallenge.s256(for: verifier).value), ("code_challenge_method", "S256"),
             ("scope", "tiles:read profile"), ("state", state),
         ].map { "\($0.0)=\(FormData.encode($0.1))" }.joined(separator: "&")
-        return .redirect(to: "/oauth/authorize?\(query)", status: 303)
+        return .redirect(to: "/oauth/authorize?\(query)", status: 303, headers: setCookie)
     }
 
-    /// `GET /try/callback`: where the sign-in page sends the code. It checks `state` and `iss`, exchanges
-    /// the code at the endpoint exactly as the app does — the same request, the same engine rules — and
-    /// shows the request and the response. The response's `Set-Cookie` goes to the browser, as the app
-    /// imports it into its WebKit store, so Studio then shows the session.
+    /// `GET /try/callback`: where the sign-in page sends the code. It checks that this browser started
+    /// the flow (the state, with the nonce of its cookie, navigated to from this server's own page) and
+    /// `iss`, exchanges the code at the endpoint exactly as the app does — the same request, the same
+    /// engine rules — and shows the request and the response. The response's `Set-Cookie` goes to the
+    /// browser, as the app imports it into its WebKit store, so Studio then shows the session.
     func finishTry(_ request: HTTPRequest) async -> HTTPResponse {
         func value(_ name: String) -> String? { request.query.first { $0.name == name }?.value }
+        let sites = request.headers.filter { $0.name.lowercased() == "sec-fetch-site" }.map(\.value)
+        let nonce = cookieValues(named: Self.tryCookie, in: request).first ?? ""
+        guard sites.allSatisfy({ $0 == "same-origin" }), request.query.count(where: { $0.name == "state" }) == 1,
+            let state = value("state"), let verifier = tryFlows.take(state, boundTo: "try\u{0}" + nonce)
+        else {
+            return .html(
+                400,
+                HTML.page(
+                    title: "No code",
+                    #"<p>This sign-in was not started in this browser, or is over. <a href="/try">Start again</a></p>"#
+                )
+            )
+        }
         if let error = value("error") {
             let description = value("error_description").map { ": \(HTML.escape($0))" } ?? ""
             return .html(
@@ -35,20 +63,8 @@ extension DevServer {
                 )
             )
         }
-        guard request.query.count(where: { $0.name == "state" }) == 1, let state = value("state"),
-            let code = value("code"), value("iss") == issuer
-        else {
-            return .html(
-                400,
-                HTML.page(title: "No code", "<p>The callback lacks code, state or this server's iss.</p>")
-            )
-        }
-        // The verifier was minted as the "purpose" of the state: redeeming checks the state and hands it back.
-        guard let verifier = tryFlows.take(state) else {
-            return .html(
-                400,
-                HTML.page(title: "No code", #"<p>Unknown or used state. <a href="/try">Start again</a></p>"#)
-            )
+        guard let code = value("code"), value("iss") == issuer else {
+            return .html(400, HTML.page(title: "No code", "<p>The callback lacks a code or this server's iss.</p>"))
         }
         let body = JSONEncodedBody.object([
             ("grant_type", "authorization_code"), ("client_id", ClientID.tilecastIOS.rawValue), ("code", code),

@@ -175,6 +175,17 @@ public final class DevServer: Sendable {
         return true
     }
 
+    /// The values of every cookie named `name` in the request's `Cookie` fields, in order.
+    func cookieValues(named name: String, in request: HTTPRequest) -> [String] {
+        request.headers.filter { $0.name.lowercased() == "cookie" }.flatMap { field in
+            field.value.split(separator: ";").compactMap { pair -> String? in
+                let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+                guard parts.count == 2, parts[0].trimmingCharacters(in: .whitespaces) == name else { return nil }
+                return parts[1].trimmingCharacters(in: .whitespaces)
+            }
+        }
+    }
+
     /// The `iss` of its authorization responses (RFC 9207 §2): the base URL, which a client that knows
     /// the server it started at can compare.
     var issuer: String { baseURL }
@@ -236,7 +247,7 @@ public final class DevServer: Sendable {
         case ("GET", "/"):
             return home()
         case ("GET", "/try"):
-            return startTry()
+            return startTry(request)
         case ("GET", "/try/callback"):
             return await finishTry(request)
         default:
@@ -269,7 +280,7 @@ public final class DevServer: Sendable {
                 peerAddress: peerAddress
             )
         )
-        var fields = response.headers.fields.map { ($0.name, $0.value) }
+        var fields = response.headers.fields.map { ($0.name, $0.value) } + HTTPResponse.common
         if defects.dropsCacheControl {
             fields.removeAll { $0.0 == "Cache-Control" }
         }

@@ -123,6 +123,19 @@ struct PageSecurityTests {
         )
         #expect(foreign.status == 403)
         #expect(try await client.studio(cookie: cookie).text.contains("Ada Lovelace"))
+
+        // A sign-out token shown to another session signs this one out no more.
+        let (otherVerifier, otherChallenge) = DevServerClient.pkce()
+        let otherCode = try await client.authorize(challenge: otherChallenge)
+        let other = try #require(try await client.exchange(code: otherCode, verifier: otherVerifier).sessionCookie)
+        let otherPage = try await client.studio(cookie: other)
+        let borrowed = try await client.postForm(
+            "/studio/sign-out",
+            DevServerClient.hiddenFields(of: otherPage, action: "/studio/sign-out"),
+            cookie: cookie
+        )
+        #expect(borrowed.status == 403)
+        #expect(try await client.studio(cookie: cookie).text.contains("Ada Lovelace"))
     }
 
     @Test("Pages forbid framing, <base> and sniffing; the authorize page lets its form reach the app's scheme only")
@@ -137,7 +150,8 @@ struct PageSecurityTests {
         let home = try await client.send("GET", "/")
         #expect(home.header("Content-Security-Policy")?.contains("form-action 'self';") == true)
         #expect(home.text.contains("<title>Tilecast dev server</title>"))
-        for response in [authorize, home, try await client.send("GET", "/api/v1/me")] {
+        let endpoint = try await client.postJSON("/api/v1/oauth/ios-session", [:])
+        for response in [authorize, home, endpoint, try await client.send("GET", "/api/v1/me")] {
             #expect(response.header("X-Content-Type-Options") == "nosniff")
         }
         #expect(HTTPResponse.cspSource("https://studio.test:8443/cb?x=1#f") == "https://studio.test:8443")
@@ -181,6 +195,25 @@ struct PageSecurityTests {
         #expect(logged.first?.hasPrefix("GET /x%0D%0APOST%20/account/revoke%20303%1B[31m 404") == true)
     }
 
+    @Test("A %00 in the path is not decoded: /studio%00/evil is not /studio")
+    func encodedNulIsNotAPathEnd() async throws {
+        let lines = Mutex<[String]>([])
+        var configuration = DevServerConfiguration()
+        configuration.port = 0
+        let server = try await DevServer(
+            configuration: configuration,
+            log: { line in lines.withLock { $0.append(line) } }
+        )
+        try server.start()
+        defer { server.stop() }
+        let port = try #require(UInt16(server.baseURL.split(separator: ":").last.map(String.init) ?? ""))
+        let response = try await HTTPWire(host: "127.0.0.1", port: port, timeout: .seconds(5)).send([
+            WireRequest(method: "GET", target: "/studio%00/evil", headers: [], body: [])
+        ])[0].get()
+        #expect(response.status == 404)
+        #expect(lines.withLock { $0 }.first?.hasPrefix("GET /studio%2500/evil 404") == true, "\(lines.withLock { $0 })")
+    }
+
     @Test("The command line: unknown flags, missing values, and a cookie flag that TLS makes meaningless")
     func commandLine() throws {
         func error(_ arguments: [String]) -> String? {
@@ -218,6 +251,8 @@ struct PageSecurityTests {
         let client = try await DevServerClient()
         let start = try await client.send("GET", "/try")
         #expect(start.status == 303)
+        let tryCookie = try #require(start.header("Set-Cookie")?.split(separator: ";").first.map(String.init))
+        #expect(start.header("Set-Cookie")?.contains("HttpOnly") == true)
         let location = try #require(start.header("Location"))
         let query = try #require(URLComponents(string: location)?.queryItems)
         let parameters = query.map { ($0.name, $0.value ?? "") }
@@ -228,13 +263,28 @@ struct PageSecurityTests {
         )
         let callback = try #require(approval.header("Location"))
         #expect(callback.hasPrefix(client.server.baseURL + "/try/callback?"))
-        let result = try await client.send("GET", String(callback.dropFirst(client.server.baseURL.count)))
+        let path = String(callback.dropFirst(client.server.baseURL.count))
+        // Finished in another browser — without the cookie of the one that started it, or navigated to
+        // from another site — it is refused, and sets no cookie (RFC 6749 §10.12).
+        let elsewhere = try await client.send(
+            "GET",
+            path,
+            headers: ["Cookie": "tilecast_try=" + String(repeating: "0", count: 64)]
+        )
+        #expect(elsewhere.status == 400 && elsewhere.header("Set-Cookie") == nil)
+        let crossSite = try await client.send(
+            "GET",
+            path,
+            headers: ["Cookie": tryCookie, "Sec-Fetch-Site": "cross-site"]
+        )
+        #expect(crossSite.status == 400 && crossSite.header("Set-Cookie") == nil)
+        let result = try await client.send("GET", path, headers: ["Cookie": tryCookie])
         #expect(result.status == 200)
         #expect(result.text.contains("<title>Signed in · Tilecast dev server</title>"))
         let cookie = try #require(result.sessionCookie)
         #expect(try await client.studio(cookie: cookie).text.contains("Ada Lovelace"))
         // The state works once.
-        let replay = try await client.send("GET", String(callback.dropFirst(client.server.baseURL.count)))
+        let replay = try await client.send("GET", path, headers: ["Cookie": tryCookie])
         #expect(replay.status == 400)
         // A code of the try page's callback is no code for the app's endpoint (C-5).
         #expect(try await client.server.engine.grants(of: "ada@tilecast.test").count == 1)
