@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import TilecastAuth
 
 extension DevServer {
@@ -48,6 +49,21 @@ extension DevServer {
     /// server's own pages. Approval issues the code and redirects to the callback with `code` and
     /// `state`; denial redirects with `access_denied`.
     func authorizeDecision(_ request: HTTPRequest) async -> HTTPResponse {
+        // It mints codes: rate-limited per peer like the endpoint, with the same limiter (429 and
+        // Retry-After, RFC 6585 §4), before anything is read. A failing limiter refuses (fails closed).
+        let decision: RateLimitDecision
+        do {
+            decision = try await rateLimiter.admit(.peer(request.peerAddress), at: Date())
+        } catch {
+            return .html(503, HTML.page(title: "Sign-in unavailable", "<p>Try again in a moment.</p>"))
+        }
+        if case .limited(let seconds) = decision {
+            return .html(
+                429,
+                HTML.page(title: "Too many attempts", "<p>Too many sign-in attempts from here. Wait a little.</p>"),
+                headers: [("Retry-After", String(seconds))]
+            )
+        }
         guard isSameOrigin(request) else {
             return .html(403, HTML.page(title: "Sign-in refused", "<p>The form was posted from another site.</p>"))
         }

@@ -32,6 +32,14 @@ public final class DevServer: Sendable {
     let cookie: SessionCookieConfiguration
     private let http: HTTPServer
     private let postgresStore: PostgresGrantStore?
+    /// The store, for pruning.
+    private let store: any GrantStore
+    /// The limiter of the endpoint, which the sign-in form's post shares.
+    let rateLimiter: any RateLimiter
+    /// The clock pruning reads (a test moves it ahead).
+    private let pruningClock: @Sendable () -> Date
+    /// The task that removes expired records every ``DevServerConfiguration/pruneIntervalSeconds``.
+    private let pruning = Mutex<Task<Void, Never>?>(nil)
     /// The conformance control API, when ``DevServerConfiguration/conformanceControl`` is on.
     private let conformance: ConformanceControl?
     /// The control API's token: 256 random bits, printed at start; `nil` without the control API.
@@ -63,8 +71,10 @@ public final class DevServer: Sendable {
     init(
         configuration: DevServerConfiguration,
         log: @escaping @Sendable (String) -> Void,
-        defects: PlantedDefects
+        defects: PlantedDefects,
+        pruningClock: @escaping @Sendable () -> Date = { Date() }
     ) async throws {
+        self.pruningClock = pruningClock
         self.configuration = configuration
         self.defects = defects
         self.log = log
@@ -83,29 +93,48 @@ public final class DevServer: Sendable {
         ]
         self.clients = clients
         let store: any GrantStore
+        let limiter: any RateLimiter
         switch configuration.store {
         case .memory:
             store = InMemoryGrantStore(clients: clients)
+            limiter = InMemoryRateLimiter(
+                capacity: configuration.rateLimit.capacity,
+                refillInterval: configuration.rateLimit.refillSeconds
+            )
             postgresStore = nil
         case .postgres(let databaseURL):
-            let postgres = PostgresGrantStore(
-                clients: clients,
-                configuration: try PostgresConfiguration(databaseURL: databaseURL, schema: "tilecast_dev")
+            let postgresConfiguration = try PostgresConfiguration(
+                databaseURL: databaseURL,
+                schema: "tilecast_dev",
+                maximumConnections: configuration.poolSize,
+                connectionWaitTimeout: .milliseconds(Int64(configuration.poolWaitSeconds * 1000)),
+                statementTimeout: .milliseconds(Int64(configuration.statementTimeoutSeconds * 1000)),
+                operationTimeout: configuration.operationTimeoutSeconds.map { .milliseconds(Int64($0 * 1000)) }
             )
+            let postgres = PostgresGrantStore(clients: clients, configuration: postgresConfiguration)
             try await postgres.migrate()
             store = postgres
+            limiter = PostgresRateLimiter(
+                configuration: postgresConfiguration,
+                capacity: configuration.rateLimit.capacity,
+                refillInterval: configuration.rateLimit.refillSeconds
+            )
             postgresStore = postgres
         }
+        rateLimiter = limiter
+        self.store = store
         let accounts = InMemoryAccountDirectory(activeAccounts: Set(Self.demoAccounts.map(\.id)))
         engine = try AuthEngine(
             configuration: EngineConfiguration(callbackURI: Self.callback, cookie: cookie),
             store: store,
-            accounts: accounts
+            accounts: accounts,
+            rateLimiter: limiter
         )
         tryEngine = try AuthEngine(
             configuration: EngineConfiguration(callbackURI: base + "/try/callback", cookie: cookie),
             store: store,
-            accounts: accounts
+            accounts: accounts,
+            rateLimiter: limiter
         )
         if configuration.conformanceControl {
             guard configuration.host.hasPrefix("127.") else {
@@ -143,11 +172,37 @@ public final class DevServer: Sendable {
             }
             tls = (try pem(keyPath, "key"), try pem(certificatePath, "certificate"))
         }
-        return try http.start(host: configuration.host, port: listenPort, tls: tls)
+        let port = try http.start(host: configuration.host, port: listenPort, tls: tls)
+        startPruning()
+        return port
+    }
+
+    /// Removes expired records every ``DevServerConfiguration/pruneIntervalSeconds``, so memory follows
+    /// the live set however long the server runs.
+    private func startPruning() {
+        let interval = configuration.pruneIntervalSeconds
+        guard interval > 0 else { return }
+        let store = self.store
+        let log = self.log
+        let now = pruningClock
+        let task = Task {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: .milliseconds(Int64(interval * 1000)))
+                guard !Task.isCancelled else { return }
+                do {
+                    let removed = try await store.removeExpired(at: now())
+                    if removed > 0 { log("pruned \(removed) expired records") }
+                } catch {
+                    log("pruning failed: \(error)")
+                }
+            }
+        }
+        pruning.withLock { $0 = task }
     }
 
     /// Finishes the requests under way and stops.
     public func stop() {
+        pruning.withLock { $0?.cancel() }
         http.stop()
         postgresStore?.close()
     }

@@ -13,7 +13,11 @@ extension DevServerConfiguration {
     /// The options that take no value.
     static let flags: Set<String> = ["--insecure-development-cookie", "--conformance-control"]
     /// The options that take one.
-    static let options: Set<String> = ["--port", "--host", "--store", "--database-url", "--tls-cert", "--tls-key"]
+    static let options: Set<String> = [
+        "--port", "--host", "--store", "--database-url", "--tls-cert", "--tls-key", "--rate-limit",
+        "--rate-limit-refill", "--pool-size", "--pool-wait", "--statement-timeout", "--operation-timeout",
+        "--prune-every",
+    ]
 
     /// Reads the command line (without the program's name): see `tilecast-dev-server --help`.
     public init(arguments: [String]) throws(DevServerUsageError) {
@@ -41,7 +45,30 @@ extension DevServerConfiguration {
             case "--store": storeName = value
             case "--database-url": databaseURL = value
             case "--tls-cert": tlsCertificatePath = value
-            default: tlsKeyPath = value
+            case "--tls-key": tlsKeyPath = value
+            case "--rate-limit":
+                guard let count = Int(value), count >= 1 else {
+                    throw DevServerUsageError("--rate-limit takes a count ≥ 1")
+                }
+                rateLimit.capacity = count
+            case "--pool-size":
+                guard let count = Int(value), count >= 1 else {
+                    throw DevServerUsageError("--pool-size takes a count ≥ 1")
+                }
+                poolSize = count
+            default:
+                guard let seconds = Double(value), seconds.isFinite, seconds >= 0 else {
+                    throw DevServerUsageError("\(argument) takes seconds")
+                }
+                switch argument {
+                case "--rate-limit-refill":
+                    guard seconds > 0 else { throw DevServerUsageError("--rate-limit-refill takes seconds > 0") }
+                    rateLimit.refillSeconds = seconds
+                case "--pool-wait": poolWaitSeconds = seconds
+                case "--statement-timeout": statementTimeoutSeconds = seconds
+                case "--operation-timeout": operationTimeoutSeconds = seconds
+                default: pruneIntervalSeconds = seconds
+                }
             }
         }
         switch storeName {

@@ -25,6 +25,20 @@ public struct DevServerConfiguration: Sendable {
     /// server's own engine. Off by default; without it those routes do not exist. Loopback only.
     public var conformanceControl = false
 
+    /// The rate limit per peer address, for the endpoint and the sign-in form's post alike: `capacity`
+    /// attempts, refilled one per `refillSeconds`. On the PostgreSQL store the limiter is PostgreSQL's,
+    /// shared by every instance.
+    public var rateLimit = (capacity: 100, refillSeconds: 1.0)
+    /// The PostgreSQL pool: connections per instance (store and limiter each), how long a request waits
+    /// for one, and the server's and the client's limits on an operation (`nil`: the statement timeout
+    /// plus one second).
+    public var poolSize = 10
+    public var poolWaitSeconds = 5.0
+    public var statementTimeoutSeconds = 5.0
+    public var operationTimeoutSeconds: Double?
+    /// How often expired records are removed from the store; 0 never.
+    public var pruneIntervalSeconds = 60.0
+
     public init() {}
 
     var usesTLS: Bool { tlsCertificatePath != nil && tlsKeyPath != nil }

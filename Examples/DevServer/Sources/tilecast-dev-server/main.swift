@@ -19,6 +19,13 @@ let usage = """
       --tls-cert PATH --tls-key PATH
                                    serve HTTPS with this PEM certificate and key, keeping the production
                                    cookie
+      --rate-limit N               attempts per peer address, for the endpoint and the sign-in form (default 100)
+      --rate-limit-refill SECONDS  one attempt back per this many seconds (default 1)
+      --pool-size N                PostgreSQL connections per instance, store and limiter each (default 10)
+      --pool-wait SECONDS          how long a request waits for a connection, then 503 (default 5)
+      --statement-timeout SECONDS  PostgreSQL's statement_timeout (default 5)
+      --operation-timeout SECONDS  the client's own deadline on PostgreSQL (default: statement timeout + 1)
+      --prune-every SECONDS        remove expired records this often; 0 never (default 60)
       --conformance-control        also serve the conformance control API under /conformance/v1/ (loopback
                                    only, guarded by a token printed at start) and answer the endpoint from
                                    its world: for `tilecast-auth conformance --target`. Testing only.

@@ -17,13 +17,23 @@ final class DevServerClient: Sendable {
     let base: String
     private let session: URLSession
 
-    init(store: DevServerConfiguration.Store = .memory) async throws {
+    convenience init(store: DevServerConfiguration.Store = .memory) async throws {
         var configuration = DevServerConfiguration()
         configuration.store = store
         configuration.port = 0
         configuration.insecureDevelopmentCookie = true
-        server = try await DevServer(configuration: configuration, log: { _ in })
+        let server = try await DevServer(configuration: configuration, log: { _ in })
         try server.start()
+        self.init(startedServer: server)
+    }
+
+    /// A client of a server the caller configured and started; it stops the server when it goes.
+    convenience init(server: DevServer) async throws {
+        self.init(startedServer: server)
+    }
+
+    private init(startedServer server: DevServer) {
+        self.server = server
         base = server.baseURL
         let sessionConfiguration = URLSessionConfiguration.ephemeral
         sessionConfiguration.httpShouldSetCookies = false

@@ -232,6 +232,65 @@ struct PageSecurityTests {
                 == true
         )
         #expect(error(["--port", "0", "--conformance-control"]) == nil)
+        #expect(error(["--rate-limit", "0"]) == "--rate-limit takes a count ≥ 1")
+        #expect(error(["--prune-every", "soon"]) == "--prune-every takes seconds")
+        let tuned = try DevServerConfiguration(arguments: [
+            "--rate-limit", "7", "--rate-limit-refill", "0.5", "--pool-size", "3", "--pool-wait", "2",
+            "--statement-timeout", "1", "--operation-timeout", "1.5", "--prune-every", "30",
+        ])
+        #expect(tuned.rateLimit == (7, 0.5) && tuned.poolSize == 3 && tuned.poolWaitSeconds == 2)
+        #expect(tuned.statementTimeoutSeconds == 1 && tuned.operationTimeoutSeconds == 1.5)
+        #expect(tuned.pruneIntervalSeconds == 30)
+    }
+
+    @Test("The sign-in form's post, which mints codes, is rate-limited per peer like the endpoint")
+    func authorizePostIsRateLimited() async throws {
+        var configuration = DevServerConfiguration()
+        configuration.port = 0
+        configuration.rateLimit = (capacity: 2, refillSeconds: 60)
+        let server = try await DevServer(configuration: configuration, log: { _ in })
+        try server.start()
+        defer { server.stop() }
+        let client = try await DevServerClient(server: server)
+        var statuses: [Int] = []
+        for _ in 0..<3 {
+            let (_, challenge) = DevServerClient.pkce()
+            let response = try await client.submitAuthorize(
+                DevServerClient.authorizeParameters(challenge: challenge),
+                [("account", "ada@tilecast.test"), ("decision", "approve")]
+            )
+            statuses.append(response.status)
+            if response.status == 429 {
+                #expect(response.header("Retry-After").flatMap(Int.init) ?? 0 >= 1)
+                #expect(response.header("Location") == nil)
+            }
+        }
+        #expect(statuses == [302, 302, 429])
+        // The endpoint shares the bucket: it is empty too.
+        #expect(try await client.postJSON("/api/v1/oauth/ios-session", [:]).status == 429)
+    }
+
+    @Test("Expired records are pruned periodically, so memory follows the live set")
+    func expiredRecordsArePruned() async throws {
+        let lines = Mutex<[String]>([])
+        var configuration = DevServerConfiguration()
+        configuration.port = 0
+        configuration.pruneIntervalSeconds = 0.05
+        let server = try await DevServer(
+            configuration: configuration,
+            log: { line in lines.withLock { $0.append(line) } },
+            defects: .init(),
+            pruningClock: { Date().addingTimeInterval(86_400) }  // a day on: the code has expired
+        )
+        try server.start()
+        defer { server.stop() }
+        let client = try await DevServerClient(server: server)
+        let (_, challenge) = DevServerClient.pkce()
+        _ = try await client.authorize(challenge: challenge)
+        for _ in 0..<100 where !lines.withLock({ $0.contains { $0.hasPrefix("pruned ") } }) {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(lines.withLock { $0.contains("pruned 1 expired records") }, "\(lines.withLock { $0 })")
     }
 
     @Test("A missing TLS file is named in the error, not a Foundation error code")
