@@ -107,6 +107,7 @@ public final class DevServer: Sendable {
                 databaseURL: databaseURL,
                 schema: "tilecast_dev",
                 maximumConnections: configuration.poolSize,
+                connectTimeout: configuration.connectTimeoutSeconds,
                 connectionWaitTimeout: .milliseconds(Int64(configuration.poolWaitSeconds * 1000)),
                 statementTimeout: .milliseconds(Int64(configuration.statementTimeoutSeconds * 1000)),
                 operationTimeout: configuration.operationTimeoutSeconds.map { .milliseconds(Int64($0 * 1000)) }

@@ -16,7 +16,7 @@ extension DevServerConfiguration {
     static let options: Set<String> = [
         "--port", "--host", "--store", "--database-url", "--tls-cert", "--tls-key", "--rate-limit",
         "--rate-limit-refill", "--pool-size", "--pool-wait", "--statement-timeout", "--operation-timeout",
-        "--prune-every",
+        "--prune-every", "--connect-timeout",
     ]
 
     /// Reads the command line (without the program's name): see `tilecast-dev-server --help`.
@@ -51,6 +51,11 @@ extension DevServerConfiguration {
                     throw DevServerUsageError("--rate-limit takes a count ≥ 1")
                 }
                 rateLimit.capacity = count
+            case "--connect-timeout":
+                guard let seconds = Int(value), seconds >= 1 else {
+                    throw DevServerUsageError("--connect-timeout takes whole seconds ≥ 1")
+                }
+                connectTimeoutSeconds = seconds
             case "--pool-size":
                 guard let count = Int(value), count >= 1 else {
                     throw DevServerUsageError("--pool-size takes a count ≥ 1")

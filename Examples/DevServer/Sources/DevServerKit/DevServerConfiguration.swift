@@ -34,6 +34,8 @@ public struct DevServerConfiguration: Sendable {
     /// plus one second).
     public var poolSize = 10
     public var poolWaitSeconds = 5.0
+    /// How long opening a connection may take, in whole seconds (libpq's `connect_timeout`, at least 2).
+    public var connectTimeoutSeconds = 10
     public var statementTimeoutSeconds = 5.0
     public var operationTimeoutSeconds: Double?
     /// How often expired records are removed from the store; 0 never.

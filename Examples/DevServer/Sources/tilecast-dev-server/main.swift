@@ -23,6 +23,7 @@ let usage = """
       --rate-limit-refill SECONDS  one attempt back per this many seconds (default 1)
       --pool-size N                PostgreSQL connections per instance, store and limiter each (default 10)
       --pool-wait SECONDS          how long a request waits for a connection, then 503 (default 5)
+      --connect-timeout SECONDS    how long opening a PostgreSQL connection may take (default 10)
       --statement-timeout SECONDS  PostgreSQL's statement_timeout (default 5)
       --operation-timeout SECONDS  the client's own deadline on PostgreSQL (default: statement timeout + 1)
       --prune-every SECONDS        remove expired records this often; 0 never (default 60)
