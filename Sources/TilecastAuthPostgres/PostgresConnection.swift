@@ -54,7 +54,8 @@ final class PostgresConnection: @unchecked Sendable {
         // connection belongs to.
         let values = [
             configuration.databaseURL, String(configuration.connectTimeout), "tilecast-auth/\(configuration.schema)",
-            "UTF8", "1", "5", "2", "3", String(configuration.operationTimeout.wholeMillisecondsRoundedUp),
+            "UTF8", "1", "5", "2", "3",
+            String(min(configuration.operationTimeout.wholeMillisecondsRoundedUp, Int(Int32.max))),
         ]
         // expand_dbname = 1: the first `dbname` may be a full connection string or URI.
         let handle = withCStrings(keys) { keyPointers in
@@ -156,18 +157,30 @@ final class PostgresConnection: @unchecked Sendable {
             guard PQconsumeInput(handle) == 1 else { throw lostConnection() }
         }
         var kept: OpaquePointer?
-        while true {
-            while PQisBusy(handle) != 0 {
-                try wait(for: Int16(POLLIN), label)
-                guard PQconsumeInput(handle) == 1 else { throw lostConnection() }
+        do throws(PostgresError) {
+            while true {
+                while PQisBusy(handle) != 0 {
+                    try wait(for: Int16(POLLIN), label)
+                    guard PQconsumeInput(handle) == 1 else { throw lostConnection() }
+                }
+                guard let result = PQgetResult(handle) else { break }
+                let status = PQresultStatus(result)
+                if status == PGRES_COPY_IN || status == PGRES_COPY_OUT || status == PGRES_COPY_BOTH {
+                    // The store never copies; a COPY would never end this loop. Give the connection up.
+                    PQclear(result)
+                    abandon()
+                    throw PostgresError(.unexpectedResult, message: "\(label): a COPY, which the store never sends")
+                }
+                if let first = kept, !Self.succeeded(first) {
+                    PQclear(result)
+                } else {
+                    if let first = kept { PQclear(first) }
+                    kept = result
+                }
             }
-            guard let result = PQgetResult(handle) else { break }
-            if let first = kept, !Self.succeeded(first) {
-                PQclear(result)
-            } else {
-                if let first = kept { PQclear(first) }
-                kept = result
-            }
+        } catch {
+            if let kept { PQclear(kept) }
+            throw error
         }
         return kept
     }

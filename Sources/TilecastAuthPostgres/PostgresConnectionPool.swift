@@ -46,6 +46,9 @@ final class PostgresConnectionPool: Sendable {
         var backoff: Duration = .zero
         var connectBlockedUntil: ContinuousClock.Instant?
         var connectInFlight = false
+        /// Callers holding an empty slot while connects fail, polling for a released connection; a
+        /// released connection goes to them before the line in ``acquire()``, which waits for a slot.
+        var pollers = 0
     }
 
     /// The label of the queues operations run on, as thread names and debuggers show it.
@@ -81,6 +84,9 @@ final class PostgresConnectionPool: Sendable {
         maintenance: Bool = false,
         _ body: @escaping @Sendable (PostgresConnection) throws(PostgresError) -> Value
     ) async throws -> Value {
+        // The wait for a connection — in line, or for a connect while the server refuses — is bounded
+        // once, from here, by connectionWaitTimeout.
+        let connectDeadline = ContinuousClock.now.advanced(by: configuration.connectionWaitTimeout)
         let lease = try await acquire()
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
             // A serial queue of its own, not a global one: libdispatch runs serial queues on its
@@ -88,7 +94,15 @@ final class PostgresConnectionPool: Sendable {
             // thread per core — which a few libpq calls waiting on a slow server would hold, and with
             // them every task and timer of the process. At most maximumConnections calls block at once.
             DispatchQueue(label: Self.queueLabel).async {
-                continuation.resume(with: self.run(lease, idempotent: idempotent, maintenance: maintenance, body))
+                continuation.resume(
+                    with: self.run(
+                        lease,
+                        idempotent: idempotent,
+                        maintenance: maintenance,
+                        connectDeadline: connectDeadline,
+                        body
+                    )
+                )
             }
         }
     }
@@ -175,7 +189,7 @@ final class PostgresConnectionPool: Sendable {
                 return nil
             }
             if let connection {
-                if !state.waiters.isEmpty {
+                if state.pollers == 0, !state.waiters.isEmpty {
                     return (state.waiters.removeFirst(), .existing(connection))
                 }
                 state.idle.append(connection)
@@ -198,12 +212,12 @@ final class PostgresConnectionPool: Sendable {
         _ lease: Lease,
         idempotent: Bool,
         maintenance: Bool,
+        connectDeadline: ContinuousClock.Instant,
         _ body: (PostgresConnection) throws(PostgresError) -> Value
     ) -> Result<Value, any Error> {
-        let deadline = ContinuousClock.now.advanced(
-            by: maintenance ? PostgresConfiguration.maintenanceTimeout : configuration.operationTimeout
-        )
-        let connectDeadline = ContinuousClock.now.advanced(by: configuration.connectionWaitTimeout)
+        // The operation's deadline starts once it has a connection: time spent waiting for one is
+        // connectionWaitTimeout's, and a statement is never sent with its deadline already gone.
+        var deadline: ContinuousClock.Instant?
         var connection: PostgresConnection?
         if case .existing(let existing) = lease {
             connection = existing
@@ -221,7 +235,17 @@ final class PostgresConnectionPool: Sendable {
                 return .failure(error)
             }
             connection = current
-            current.deadline = deadline
+            let operationDeadline =
+                deadline
+                ?? ContinuousClock.now.advanced(
+                    by: maintenance ? PostgresConfiguration.maintenanceTimeout : configuration.operationTimeout
+                )
+            deadline = operationDeadline
+            guard ContinuousClock.now < operationDeadline else {
+                // A retry whose deadline has passed: nothing of it was sent.
+                return .failure(PostgresError(.timeout, message: "the operation's deadline passed before a retry"))
+            }
+            current.deadline = operationDeadline
             let before = current.roundTrips
             do throws(PostgresError) {
                 let value = try body(current)
@@ -260,30 +284,43 @@ final class PostgresConnectionPool: Sendable {
             return connection
         }
         var lastFailure: PostgresError?
+        var polling = false
+        defer {
+            if polling { state.withLock { $0.pollers -= 1 } }
+        }
         while true {
-            // A connection released by another operation: this caller gives up its own empty slot for it.
-            let released = state.withLock { state -> PostgresConnection? in
-                guard let idle = state.idle.popLast() else { return nil }
+            // A connection released by another operation: this caller's empty slot goes to the first
+            // caller in line, or is given up.
+            let taken = state.withLock { state -> (PostgresConnection?, Waiter?, closed: Bool) in
+                if state.closed { return (nil, nil, true) }
+                guard let idle = state.idle.popLast() else { return (nil, nil, false) }
+                if !state.waiters.isEmpty {
+                    return (idle, state.waiters.removeFirst(), false)
+                }
                 state.open -= 1
-                return idle
+                return (idle, nil, false)
             }
-            if let released {
+            if taken.closed {
+                throw PostgresError(.closed, message: "the store was closed")
+            }
+            taken.1?.continuation.resume(returning: .new)
+            if let released = taken.0 {
                 if released.isUsable { return released }
                 continue  // gone too; its slot is this caller's now
             }
-            if claimConnectAttempt() {
+            if let claim = claimConnectAttempt() {
                 do throws(PostgresError) {
                     let opened = try PostgresConnection.open(configuration)
                     state.withLock { state in
                         state.connectionsOpened += 1
                         state.backoff = .zero
                         state.connectBlockedUntil = nil
-                        state.connectInFlight = false
+                        if claim == .exclusive { state.connectInFlight = false }
                     }
                     return opened
                 } catch {
                     lastFailure = error
-                    connectFailed()
+                    connectFailed(claim)
                 }
             }
             let remaining = ContinuousClock.now.duration(to: deadline)
@@ -294,31 +331,42 @@ final class PostgresConnectionPool: Sendable {
                     message: "no connection within \(configuration.connectionWaitTimeout): \(reason)"
                 )
             }
+            if !polling {
+                polling = true
+                state.withLock { $0.pollers += 1 }
+            }
             Thread.sleep(forTimeInterval: min(0.01, Double(remaining.wholeMillisecondsRoundedUp) / 1000))
         }
     }
 
+    /// How a caller may try a connect: freely while connects succeed, or as the one caller trying after
+    /// a failure.
+    private enum ConnectClaim {
+        case free
+        case exclusive
+    }
+
     /// Whether this caller may try to open a connection now: always while connects succeed; after a
     /// failure, once the backoff has passed, and only if no other caller is trying.
-    private func claimConnectAttempt() -> Bool {
+    private func claimConnectAttempt() -> ConnectClaim? {
         state.withLock { state in
-            guard state.backoff > .zero else { return true }
-            if state.connectInFlight { return false }
-            if let until = state.connectBlockedUntil, ContinuousClock.now < until { return false }
+            guard state.backoff > .zero else { return .free }
+            if state.connectInFlight { return nil }
+            if let until = state.connectBlockedUntil, ContinuousClock.now < until { return nil }
             state.connectInFlight = true
-            return true
+            return .exclusive
         }
     }
 
     /// Counts a failed connect and doubles the backoff (25 ms to 2 s), with jitter, so that instances
     /// waiting out the same outage do not retry in step.
-    private func connectFailed() {
+    private func connectFailed(_ claim: ConnectClaim) {
         state.withLock { state in
             state.connectionsRefused += 1
             state.backoff = min(max(state.backoff * 2, .milliseconds(25)), .seconds(2))
             let jittered = state.backoff * Double.random(in: 0.5...1)
             state.connectBlockedUntil = ContinuousClock.now.advanced(by: jittered)
-            state.connectInFlight = false
+            if claim == .exclusive { state.connectInFlight = false }
         }
     }
 }

@@ -178,7 +178,14 @@ struct PostgresTimeoutTests {
         let started = ContinuousClock.now
         let failures = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<100 {
-                group.addTask { (try? await store.grant(Self.unknownGrant)) == nil }
+                group.addTask {
+                    do {
+                        _ = try await store.grant(Self.unknownGrant)
+                        return false
+                    } catch {
+                        return true
+                    }
+                }
             }
             return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
         }
@@ -214,7 +221,13 @@ struct PostgresTimeoutTests {
         try await store.migrate()
         let results = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<40 {
-                group.addTask { (try? await store.grant(Self.unknownGrant)) != nil ? false : true }
+                group.addTask {
+                    do {
+                        return try await store.grant(Self.unknownGrant) == nil
+                    } catch {
+                        return false
+                    }
+                }
             }
             return await group.reduce(into: [Bool]()) { $0.append($1) }
         }
@@ -223,6 +236,99 @@ struct PostgresTimeoutTests {
         #expect(store.statistics.connectionsOpened <= 2)
         #expect(store.statistics.connectionsRefused >= 1, "the role's limit was never met")
         try await admin.execute(script: "DROP OWNED BY \(role); DROP ROLE IF EXISTS \(role)")
+    }
+
+    /// A store whose role may open only `limit` connections, and a cleanup for the role.
+    static func limitedStore(
+        limit: Int,
+        maximumConnections: Int,
+        connectionWaitTimeout: Duration,
+        operationTimeout: Duration? = nil
+    ) async throws -> (PostgresGrantStore, cleanup: () async throws -> Void)? {
+        let url = try #require(PostgresTestDatabase.url)
+        guard url.contains("user=postgres") else { return nil }  // only on the CI's throwaway cluster
+        let role = "tilecast_limited_" + UUID().uuidString.prefix(8).lowercased()
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        try await admin.execute(
+            script: "CREATE ROLE \(role) LOGIN CONNECTION LIMIT \(limit); GRANT CREATE ON DATABASE postgres TO \(role)"
+        )
+        let store = PostgresGrantStore(
+            clients: Self.clients,
+            configuration: try PostgresConfiguration(
+                databaseURL: url.replacingOccurrences(of: "user=postgres", with: "user=\(role)"),
+                schema: PostgresTestDatabase.uniqueSchema(),
+                maximumConnections: maximumConnections,
+                connectionWaitTimeout: connectionWaitTimeout,
+                operationTimeout: operationTimeout
+            )
+        )
+        try await store.migrate()
+        return (
+            store,
+            {
+                store.close()
+                try await admin.execute(script: "DROP OWNED BY \(role); DROP ROLE IF EXISTS \(role)")
+                admin.close()
+            }
+        )
+    }
+
+    @Test("With the server's limit below the pool's, every caller is served: none starves waiting for a connect")
+    func noCallerStarvesBehindRefusedConnects() async throws {
+        guard
+            let (store, cleanup) = try await Self.limitedStore(
+                limit: 2,
+                maximumConnections: 6,
+                connectionWaitTimeout: .seconds(2)
+            )
+        else { return }
+        let until = ContinuousClock.now.advanced(by: .seconds(4))
+        let (served, failed) = await withTaskGroup(of: (Int, Int).self) { group in
+            for _ in 0..<12 {
+                group.addTask {
+                    var counts = (0, 0)
+                    while ContinuousClock.now < until {
+                        do {
+                            _ = try await store.grant(Self.unknownGrant)
+                            counts.0 += 1
+                        } catch {
+                            counts.1 += 1
+                        }
+                    }
+                    return counts
+                }
+            }
+            return await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
+        }
+        try await cleanup()
+        #expect(served > 100)
+        #expect(failed == 0, "\(failed) callers starved while \(served) were served")
+    }
+
+    @Test("An operation's deadline starts once it has a connection: a long wait for one is no timeout")
+    func deadlineStartsWithTheConnection() async throws {
+        guard
+            let (store, cleanup) = try await Self.limitedStore(
+                limit: 1,
+                maximumConnections: 2,
+                connectionWaitTimeout: .seconds(5),
+                operationTimeout: .milliseconds(500)
+            )
+        else { return }
+        // The only connection the server allows is busy for 1.5 s, three deadlines' worth.
+        let holder = Task {
+            try await store.pool.withConnection(idempotent: false, maintenance: true) {
+                connection throws(PostgresError) in
+                try connection.execute(script: "SELECT pg_sleep(1.5)")
+            }
+        }
+        try await Task.sleep(for: .milliseconds(200))
+        let started = ContinuousClock.now
+        let grant = try await store.grant(Self.unknownGrant)
+        #expect(grant == nil)
+        #expect(ContinuousClock.now - started > .milliseconds(800), "it did wait for the connection")
+        try await holder.value
+        try await cleanup()
     }
 
     @Test("A frozen backend (SIGSTOP) costs an operation its operationTimeout, not the server's silence")
