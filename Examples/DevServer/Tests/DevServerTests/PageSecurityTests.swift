@@ -174,22 +174,25 @@ struct PageSecurityTests {
         }
     }
 
-    @Test("A percent-encoded line break in the path cannot forge a log line")
-    func logLinesCannotBeForged() async throws {
-        let lines = Mutex<[String]>([])
+    /// A started server on an ephemeral port, and the lines it logs.
+    private static func startLoggedServer() async throws -> (DevServer, LogLines) {
+        let lines = LogLines()
         var configuration = DevServerConfiguration()
         configuration.port = 0
-        let server = try await DevServer(
-            configuration: configuration,
-            log: { line in lines.withLock { $0.append(line) } }
-        )
+        let server = try await DevServer(configuration: configuration, log: { lines.append($0) })
         try server.start()
+        return (server, lines)
+    }
+
+    @Test("A percent-encoded line break in the path cannot forge a log line")
+    func logLinesCannotBeForged() async throws {
+        let (server, lines) = try await Self.startLoggedServer()
         defer { server.stop() }
         let port = try #require(UInt16(server.baseURL.split(separator: ":").last.map(String.init) ?? ""))
         _ = await HTTPWire(host: "127.0.0.1", port: port, timeout: .seconds(5)).send([
             WireRequest(method: "GET", target: "/x%0d%0aPOST%20/account/revoke%20303%1b[31m", headers: [], body: [])
         ])
-        let logged = lines.withLock { $0 }
+        let logged = lines.all
         #expect(logged.count == 1)
         #expect(logged.allSatisfy { !$0.contains("\n") && !$0.contains("\r") && !$0.contains("\u{1b}") })
         #expect(logged.first?.hasPrefix("GET /x%0D%0APOST%20/account/revoke%20303%1B[31m 404") == true)
@@ -197,21 +200,14 @@ struct PageSecurityTests {
 
     @Test("A %00 in the path is not decoded: /studio%00/evil is not /studio")
     func encodedNulIsNotAPathEnd() async throws {
-        let lines = Mutex<[String]>([])
-        var configuration = DevServerConfiguration()
-        configuration.port = 0
-        let server = try await DevServer(
-            configuration: configuration,
-            log: { line in lines.withLock { $0.append(line) } }
-        )
-        try server.start()
+        let (server, lines) = try await Self.startLoggedServer()
         defer { server.stop() }
         let port = try #require(UInt16(server.baseURL.split(separator: ":").last.map(String.init) ?? ""))
         let response = try await HTTPWire(host: "127.0.0.1", port: port, timeout: .seconds(5)).send([
             WireRequest(method: "GET", target: "/studio%00/evil", headers: [], body: [])
         ])[0].get()
         #expect(response.status == 404)
-        #expect(lines.withLock { $0 }.first?.hasPrefix("GET /studio%2500/evil 404") == true, "\(lines.withLock { $0 })")
+        #expect(lines.all.first?.hasPrefix("GET /studio%2500/evil 404") == true, "\(lines.all)")
     }
 
     @Test("The command line: unknown flags, missing values, and a cookie flag that TLS makes meaningless")
@@ -272,13 +268,13 @@ struct PageSecurityTests {
 
     @Test("Expired records are pruned periodically, so memory follows the live set")
     func expiredRecordsArePruned() async throws {
-        let lines = Mutex<[String]>([])
+        let lines = LogLines()
         var configuration = DevServerConfiguration()
         configuration.port = 0
         configuration.pruneIntervalSeconds = 0.05
         let server = try await DevServer(
             configuration: configuration,
-            log: { line in lines.withLock { $0.append(line) } },
+            log: { lines.append($0) },
             defects: .init(),
             pruningClock: { Date().addingTimeInterval(86_400) }  // a day on: the code has expired
         )
@@ -287,10 +283,10 @@ struct PageSecurityTests {
         let client = try await DevServerClient(server: server)
         let (_, challenge) = DevServerClient.pkce()
         _ = try await client.authorize(challenge: challenge)
-        for _ in 0..<100 where !lines.withLock({ $0.contains { $0.hasPrefix("pruned ") } }) {
+        for _ in 0..<100 where !lines.all.contains(where: { $0.hasPrefix("pruned ") }) {
             try await Task.sleep(for: .milliseconds(20))
         }
-        #expect(lines.withLock { $0.contains("pruned 1 expired records") }, "\(lines.withLock { $0 })")
+        #expect(lines.all.contains("pruned 1 expired records"), "\(lines.all)")
     }
 
     @Test("A missing TLS file is named in the error, not a Foundation error code")
@@ -348,4 +344,15 @@ struct PageSecurityTests {
         // A code of the try page's callback is no code for the app's endpoint (C-5).
         #expect(try await client.server.engine.grants(of: "ada@tilecast.test").count == 1)
     }
+}
+
+/// The lines a server logs, collected across threads.
+private final class LogLines: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    func append(_ line: String) {
+        lines.withLock { $0.append(line) }
+    }
+
+    var all: [String] { lines.withLock { $0 } }
 }
