@@ -8,21 +8,25 @@ public import TilecastAuth
 ///   tokens and session ids anyone can compute. So that it cannot reach production by a copied line, it
 ///   can only be created behind `@_spi(Testing) import TilecastAuthTesting` — an import no server has.
 public final class SeededRandomSource: RandomSource, Sendable {
-    private let state: LockedValue<(seed: UInt64, fills: Int)>
+    private let state: LockedValue<(seed: UInt64, fills: Int, bytes: Int)>
 
     /// Creates a source whose output is fixed by `seed`. Tests only: see the type's warning.
     @_spi(Testing)
     public init(seed: UInt64 = 0x5EED) {
-        self.state = LockedValue((seed, 0))
+        self.state = LockedValue((seed, 0, 0))
     }
 
-    /// How many times ``fill(_:)`` has been called: one per secret or id minted.
+    /// How many times ``fill(_:)`` has been called: once per operation that mints.
     public var fillCount: Int { state.withLock { $0.fills } }
+
+    /// How many bytes ``fill(_:)`` has handed out in all: 32 per secret, 16 per grant id.
+    public var bytesRead: Int { state.withLock { $0.bytes } }
 
     /// Fills the buffer from a SplitMix64 sequence.
     public func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         state.withLock { state in
             state.fills += 1
+            state.bytes += buffer.count
             var word: UInt64 = 0
             for index in 0..<buffer.count {
                 if index % 8 == 0 {

@@ -8,7 +8,8 @@ import Musl
 import Darwin
 #endif
 
-/// The operating system's CSPRNG, read with one `getentropy(3)` call per secret.
+/// The operating system's CSPRNG, read with one `getentropy(3)` call per request — the engine makes one
+/// per operation, for all the secrets it mints.
 ///
 /// On Linux `getentropy` is a single `getrandom(2)` system call for up to 256 bytes; on Darwin it reads
 /// the kernel's generator the same way. Swift's `SystemRandomNumberGenerator` would instead make one

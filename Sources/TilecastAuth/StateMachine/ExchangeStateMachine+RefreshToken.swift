@@ -91,7 +91,7 @@ extension ExchangeStateMachine {
             refreshTokenExpiresAt: expiry(after: lifetimes.refreshTokenIdle, cappedAt: grant.expiresAt),
             accessTokenExpiresAt: expiry(after: lifetimes.accessToken, cappedAt: grant.expiresAt)
         )
-        let minted = MintedRotation.mint(using: randomSource)
+        let minted = MintedRotation.mint(session: attempt.studioSession, using: randomSource)
         state = .rotatingRefreshToken(attempt, plan, minted)
         return .rotateRefreshToken(
             presented: plan.presented,
@@ -119,7 +119,7 @@ extension ExchangeStateMachine {
                 refreshToken: minted.refreshToken,
                 scope: grant.scope
             )
-            guard attempt.studioSession else {
+            guard attempt.studioSession, let session = minted.session else {
                 state = .finished
                 return .respond(.success(credential: credential, cookie: nil))
             }
@@ -128,7 +128,6 @@ extension ExchangeStateMachine {
                 now: now,
                 expiresAt: expiry(after: configuration.lifetimes.studioSession, cappedAt: grant.expiresAt)
             )
-            let session = OpaqueToken.mint(.studioSession, using: randomSource)
             state = .replacingSession(credential, sessionPlan, session)
             return .replaceSession(sessionPlan.session(session))
         case .superseded(let lookup):

@@ -105,13 +105,17 @@ struct MintedGrant: Sendable {
     var refreshToken: OpaqueToken?
     var session: OpaqueToken
 
-    /// A grant id and its secrets: one random-source read each, in this order.
+    /// A grant id and its secrets, in this order, from one read of the random source: 16 bytes for the
+    /// id and 32 of its own for each secret.
     static func mint(nativeCredential: Bool, using random: some RandomSource) -> MintedGrant {
-        MintedGrant(
-            grant: GrantID(randomSource: random),
-            accessToken: nativeCredential ? .mint(.accessToken, using: random) : nil,
-            refreshToken: nativeCredential ? .mint(.refreshToken, using: random) : nil,
-            session: .mint(.studioSession, using: random)
-        )
+        let byteCount = 16 + SecretKind.randomByteCount * (nativeCredential ? 3 : 1)
+        return RandomBatch.read(byteCount, from: random) { batch in
+            MintedGrant(
+                grant: GrantID(randomSource: batch),
+                accessToken: nativeCredential ? .mint(.accessToken, using: batch) : nil,
+                refreshToken: nativeCredential ? .mint(.refreshToken, using: batch) : nil,
+                session: .mint(.studioSession, using: batch)
+            )
+        }
     }
 }

@@ -31,12 +31,18 @@ struct RotationPlan: Equatable {
 struct MintedRotation: Sendable {
     var accessToken: OpaqueToken
     var refreshToken: OpaqueToken
+    /// The new Studio session's id, when the refresh asked for one (`studio_session: true`).
+    var session: OpaqueToken?
 
-    /// An access token and a refresh token: one random-source read each, in this order.
-    static func mint(using random: some RandomSource) -> MintedRotation {
-        MintedRotation(
-            accessToken: .mint(.accessToken, using: random),
-            refreshToken: .mint(.refreshToken, using: random)
-        )
+    /// An access token, a refresh token and, with `session`, a session id, in this order, from one read
+    /// of the random source: 32 bytes of its own for each.
+    static func mint(session: Bool, using random: some RandomSource) -> MintedRotation {
+        RandomBatch.read(SecretKind.randomByteCount * (session ? 3 : 2), from: random) { batch in
+            MintedRotation(
+                accessToken: .mint(.accessToken, using: batch),
+                refreshToken: .mint(.refreshToken, using: batch),
+                session: session ? .mint(.studioSession, using: batch) : nil
+            )
+        }
     }
 }

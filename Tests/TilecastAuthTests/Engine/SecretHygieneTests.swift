@@ -73,7 +73,7 @@ struct SecretHygieneTests {
         }
     }
 
-    @Test("Each secret takes one read of the random source; refused requests take none")
+    @Test("One operation's secrets take one read of the random source, each its own bytes; refused requests take none")
     func randomReads() async throws {
         let harness = try Harness()
         let verifier = harness.newVerifier()
@@ -82,10 +82,21 @@ struct SecretHygieneTests {
         _ = await harness.exchange(code: code, verifier: harness.newVerifier())
         #expect(harness.random.fillCount == before + 1)  // the test's own verifier only
         before = harness.random.fillCount
+        var bytesBefore = harness.random.bytesRead
         let signIn = await harness.exchange(code: code, verifier: verifier)
-        #expect(harness.random.fillCount == before + 4)  // grant id, access token, refresh token, session
+        #expect(harness.random.fillCount == before + 1)  // grant id, access token, refresh token, session
+        #expect(harness.random.bytesRead == bytesBefore + 16 + 3 * 32)
         before = harness.random.fillCount
-        _ = await harness.refresh(try #require(signIn.refreshToken), studioSession: true)
-        #expect(harness.random.fillCount == before + 3)  // access token, refresh token, session
+        bytesBefore = harness.random.bytesRead
+        let refreshed = await harness.refresh(try #require(signIn.refreshToken), studioSession: true)
+        #expect(harness.random.fillCount == before + 1)  // access token, refresh token, session
+        #expect(harness.random.bytesRead == bytesBefore + 3 * 32)
+        // Each secret its own bytes: no two share a value, nor any part of one.
+        let secrets = [
+            signIn.accessToken, signIn.refreshToken, signIn.sessionID, refreshed.accessToken,
+            refreshed.refreshToken, refreshed.sessionID,
+        ].compactMap { $0.map { String($0.dropFirst(4)) } }
+        #expect(secrets.count == 6 && Set(secrets).count == 6)
+        #expect(Set(secrets.map { $0.prefix(16) }).count == 6)
     }
 }
