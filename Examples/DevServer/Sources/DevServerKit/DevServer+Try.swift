@@ -15,7 +15,7 @@ extension DevServer {
         var nonce = cookieValues(named: Self.tryCookie, in: request).first ?? ""
         var setCookie: [(name: String, value: String)] = []
         if nonce.utf8.count != 64 || !nonce.allSatisfy(\.isHexDigit) {
-            nonce = formTokens.mint(for: "try-nonce")  // 256 random bits, in hex; the token itself is unused
+            nonce = FormTokens.randomHex()
             let secure = configuration.usesTLS ? "; Secure" : ""
             setCookie = [
                 ("Set-Cookie", "\(Self.tryCookie)=\(nonce); Path=/try; Max-Age=600; HttpOnly; SameSite=Lax\(secure)")

@@ -141,9 +141,7 @@ public final class DevServer: Sendable {
             guard configuration.host.hasPrefix("127.") else {
                 throw HTTPServerError("--conformance-control serves loopback only; drop --host \(configuration.host)")
             }
-            var bytes = [UInt8](repeating: 0, count: 32)
-            bytes.withUnsafeMutableBytes { SystemRandomSource().fill($0) }
-            let token = bytes.map { String(format: "%02x", $0) }.joined()
+            let token = FormTokens.randomHex()
             conformanceToken = token
             let makeStore = Self.conformanceStoreFactory(configuration.store)
             let wrap = defects.conformanceStore

@@ -28,10 +28,7 @@ final class FormTokens: Sendable {
     /// A fresh token for a form bound to `purpose`: 256 random bits, in hex. `payload` is kept with it
     /// and handed back by ``take(_:boundTo:)`` (the try page keeps its PKCE verifier so).
     func mint(for purpose: String, payload: String? = nil) -> String {
-        var bytes = [UInt8](repeating: 0, count: 32)
-        bytes.withUnsafeMutableBytes { SystemRandomSource().fill($0) }
-        let digits = Array("0123456789abcdef")
-        let token = String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
+        let token = Self.randomHex()
         let now = ContinuousClock.now
         let entry = Entry(binding: Self.binding(purpose), payload: payload, expires: now.advanced(by: Self.lifetime))
         state.withLock { state in
@@ -66,6 +63,15 @@ final class FormTokens: Sendable {
         }
         guard let entry, ContinuousClock.now < entry.expires else { return nil }
         return entry.payload ?? ""
+    }
+
+    /// 256 bits from the operating system's CSPRNG, as 64 hex digits: every token, nonce and key the dev
+    /// server makes.
+    static func randomHex() -> String {
+        var bytes = [UInt8](repeating: 0, count: 32)
+        bytes.withUnsafeMutableBytes { SystemRandomSource().fill($0) }
+        let digits = Array("0123456789abcdef")
+        return String(bytes.flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 0x0F)]] })
     }
 
     /// A keyed hash of `purpose`'s UTF-8 bytes (SipHash with this process's random seed).
