@@ -27,7 +27,10 @@ let package = Package(
         )
     ],
     targets: [
-        .target(name: "TilecastAuth"),
+        // SHA-256 on the processor's SHA instructions where it has them (x86-64 SHA extensions); our own C,
+        // no library. TilecastAuth checks for them once and otherwise runs its portable Swift SHA-256.
+        .target(name: "CTilecastSHA256"),
+        .target(name: "TilecastAuth", dependencies: ["CTilecastSHA256"]),
         .target(name: "TilecastAuthTesting", dependencies: ["TilecastAuth"]),
         // libpq, PostgreSQL's C client library. Only the trait PostgreSQL brings it in: without the trait,
         // TilecastAuthPostgres compiles to a module that says how to enable it (its sources are `#if PostgreSQL`).
@@ -64,7 +67,8 @@ let package = Package(
     ]
 )
 
-for target in package.targets where [.regular, .test, .executable].contains(target.type) {
+for target in package.targets
+where [.regular, .test, .executable].contains(target.type) && !target.name.hasPrefix("C") {
     var settings = target.swiftSettings ?? []
     // SE-0335 (https://github.com/swiftlang/swift-evolution/blob/main/proposals/0335-existential-any.md):
     // existentials are spelled `any P`.

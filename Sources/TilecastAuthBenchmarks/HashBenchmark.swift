@@ -5,8 +5,14 @@ import TilecastAuth
 
 /// SHA-256 of 64 bytes: ours, and OpenSSL's on the same machine for comparison.
 public enum HashBenchmark: Sendable {
-    /// Microseconds per SHA-256 of a 64-byte input with TilecastAuth's implementation (median of `runs`).
-    public static func ours(runs: Int = 5, iterations: Int = 1_000_000) -> Double {
+    /// What `SHA256.hash` runs on this machine: "the processor's SHA instructions" or "portable Swift".
+    public static var implementationName: String {
+        SHA256.implementation == .hardware ? "the processor's SHA instructions" : "portable Swift"
+    }
+
+    /// Microseconds per SHA-256 of a 64-byte input with TilecastAuth's implementation (median of `runs`):
+    /// the one the engine uses on this machine, or with `portable` the portable Swift one.
+    public static func ours(runs: Int = 5, iterations: Int = 1_000_000, portable: Bool = false) -> Double {
         var input = [UInt8](repeating: 0x5A, count: 64)
         var results: [Double] = []
         var sink: UInt32 = 0
@@ -14,7 +20,7 @@ public enum HashBenchmark: Sendable {
             let start = DispatchTime.now().uptimeNanoseconds
             for index in 0..<iterations {
                 input[0] = UInt8(truncatingIfNeeded: index)
-                sink ^= input.withUnsafeBytes { SHA256.hash($0).w0 }
+                sink ^= input.withUnsafeBytes { portable ? SHA256.portableHash($0).w0 : SHA256.hash($0).w0 }
             }
             results.append(Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000 / Double(iterations))
         }

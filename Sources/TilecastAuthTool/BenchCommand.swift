@@ -132,6 +132,7 @@ struct BenchCommand: Subcommand {
             let onPostgres = options.store != .memory
             let comparing = !only && !smoke && !onPostgres
             var hashRuns: [Double] = []
+            var portableHashRuns: [Double] = []
             var opensslRuns: [Double] = []
             var peerResults: [String: PeerBenchmark.Result] = [:]
             let measurements = try await Benchmark(options: options).run(
@@ -139,6 +140,7 @@ struct BenchCommand: Subcommand {
                 afterRound: { _ in
                     guard comparing else { return }
                     hashRuns.append(HashBenchmark.ours(runs: 1, iterations: 1_000_000))
+                    portableHashRuns.append(HashBenchmark.ours(runs: 1, iterations: 1_000_000, portable: true))
                     if let openssl = HashBenchmark.openssl(seconds: 1) {
                         opensslRuns.append(openssl)
                     }
@@ -161,8 +163,12 @@ struct BenchCommand: Subcommand {
             )
             if !comparing {
                 hashRuns = [HashBenchmark.ours(runs: 1, iterations: 10_000)]
+                portableHashRuns = [HashBenchmark.ours(runs: 1, iterations: 10_000, portable: true)]
             }
-            let hash = BenchmarkMeasurement.median(of: hashRuns)
+            let hash = (
+                used: BenchmarkMeasurement.median(of: hashRuns),
+                portable: BenchmarkMeasurement.median(of: portableHashRuns)
+            )
             let openssl = opensslRuns.isEmpty ? nil : BenchmarkMeasurement.median(of: opensslRuns)
             let peerList = peers == nil ? nil : peerResults.keys.sorted().compactMap { peerResults[$0] }
             report(measurements, memory: memory, hash: hash, openssl: openssl, peers: peerList, limiter: limiter)
@@ -176,7 +182,7 @@ struct BenchCommand: Subcommand {
     private func report(
         _ measurements: [BenchmarkMeasurement],
         memory: Double?,
-        hash: Double?,
+        hash: (used: Double, portable: Double)?,
         openssl: Double?,
         peers: [PeerBenchmark.Result]?,
         limiter: LimiterBenchmark.Result?
@@ -205,8 +211,9 @@ struct BenchCommand: Subcommand {
         }
         if let hash {
             print(
-                "SHA-256 of 64 bytes: \(String(format: "%.3f", hash)) µs"
-                    + (openssl.map { String(format: "; OpenSSL %.3f µs; ratio %.2f×", $0, hash / $0) } ?? "")
+                "SHA-256 of 64 bytes: \(String(format: "%.3f", hash.used)) µs on \(HashBenchmark.implementationName)"
+                    + (openssl.map { String(format: "; OpenSSL %.3f µs; ratio %.2f×", $0, hash.used / $0) } ?? "")
+                    + String(format: " (portable Swift: %.3f µs)", hash.portable)
             )
         }
         if let limiter {
@@ -256,7 +263,8 @@ struct BenchCommand: Subcommand {
         }
         if let hash {
             print(
-                "bench sha256_64_us=\(String(format: "%.3f", hash))"
+                "bench sha256_64_us=\(String(format: "%.3f", hash.used))"
+                    + " sha256_portable_64_us=\(String(format: "%.3f", hash.portable))"
                     + (openssl.map { String(format: " openssl_sha256_64_us=%.3f", $0) } ?? "")
             )
         }

@@ -59,6 +59,85 @@ struct SHA256Tests {
         #expect(hex(SHA256.hash(message)) == digest)
     }
 
+    /// Every implementation this machine can run: the portable one always, the processor's where it has
+    /// the SHA instructions.
+    private static var implementations: [(String, @Sendable (UnsafeRawBufferPointer) -> SHA256Words)] {
+        var result: [(String, @Sendable (UnsafeRawBufferPointer) -> SHA256Words)] = [
+            ("portable", SHA256.portableHash)
+        ]
+        if SHA256.implementation == .hardware {
+            result.append(("hardware", SHA256.hardwareHash))
+        }
+        return result
+    }
+
+    @Test("Each implementation gives the known answers, at the padding boundaries too")
+    func eachImplementationKnownAnswers() {
+        let answers: [([UInt8], String)] = [
+            ([], "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"),
+            (Array("abc".utf8), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"),
+            (
+                Array("abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq".utf8),
+                "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"
+            ),
+            ((0..<55).map { UInt8($0) }, "463eb28e72f82e0a96c0a4cc53690c571281131f672aa229e0d45ae59b598b59"),
+            ((0..<56).map { UInt8($0) }, "da2ae4d6b36748f2a318f23e7ab1dfdf45acdc9d049bd80e59de82a60895f562"),
+            ((0..<64).map { UInt8($0) }, "fdeab9acf3710362bd2658cdc9a29e8f9c757fcf9811603a8c447cd1d9151108"),
+            ((0..<128).map { UInt8($0) }, "471fb943aa23c511f6f72f8d1652d9c880cfa392ad80503120547703e56a2be5"),
+            (
+                [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000),
+                "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0"
+            ),
+        ]
+        for (name, hash) in Self.implementations {
+            for (message, digest) in answers {
+                let actual = message.withUnsafeBytes { hex(hash($0)) }
+                #expect(actual == digest, "\(name), \(message.count) bytes")
+            }
+        }
+    }
+
+    /// The processor's implementation against the portable one on every length from 0 to 256 bytes, four
+    /// blocks, each with bytes of its own — and with the input at every alignment within 16 bytes, since
+    /// the hardware path loads unaligned words.
+    @Test("The processor's SHA-256 agrees with the portable one on every length and alignment")
+    func hardwareAgreesWithPortable() throws {
+        try #require(
+            SHA256.implementation == .hardware,
+            "this processor has no SHA instructions; the portable implementation is the only one"
+        )
+        var generator = SystemRandomNumberGenerator()
+        var buffer = [UInt8](repeating: 0, count: 256 + 16)
+        for length in 0...256 {
+            for offset in 0..<16 {
+                for index in buffer.indices { buffer[index] = generator.next() }
+                buffer.withUnsafeBytes { all in
+                    let input = UnsafeRawBufferPointer(rebasing: all[offset..<(offset + length)])
+                    #expect(
+                        SHA256.hardwareHash(input) == SHA256.portableHash(input),
+                        "length \(length), offset \(offset)"
+                    )
+                }
+            }
+        }
+    }
+
+    /// The choice follows what the processor says: a Linux machine whose `/proc/cpuinfo` lists `sha_ni`
+    /// must use it, and one that does not must not.
+    @Test("The processor's instructions are used exactly where it has them")
+    func implementationFollowsTheProcessor() throws {
+        #if os(Linux) && arch(x86_64)
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        let flags = cpuinfo.split(separator: "\n").first { $0.hasPrefix("flags") } ?? ""
+        let words = Set(flags.split(separator: " "))
+        let expected: SHA256.Implementation =
+            words.contains("sha_ni") && words.contains("ssse3") && words.contains("sse4_1") ? .hardware : .portable
+        #expect(SHA256.implementation == expected)
+        #else
+        #expect(SHA256.implementation == .portable)
+        #endif
+    }
+
     /// RFC 7636 Appendix B: the verifier's SHA-256 octets and the resulting S256 challenge.
     @Test("RFC 7636 Appendix B")
     func rfc7636AppendixB() {
