@@ -55,10 +55,13 @@ final class PostgresConnectionPool: Sendable {
     static let queueLabel = "tilecast-postgres"
 
     let configuration: PostgresConfiguration
+    /// How the transactions on this pool's connections commit.
+    let commits: PostgresConnection.Commits
     private let state = LockedValue(State())
 
-    init(configuration: PostgresConfiguration) {
+    init(configuration: PostgresConfiguration, commits: PostgresConnection.Commits = .durable) {
         self.configuration = configuration
+        self.commits = commits
     }
 
     /// Round trips made so far, over every connection.
@@ -104,6 +107,14 @@ final class PostgresConnectionPool: Sendable {
                     )
                 )
             }
+        }
+    }
+
+    /// The value of the server setting `name` on one of this pool's connections (for tests).
+    func sessionSetting(_ name: String) async throws -> String {
+        let statement = PostgresStatement(name: "tilecast_current_setting", sql: "SELECT current_setting($1)")
+        return try await withConnection(idempotent: true) { connection throws(PostgresError) -> String in
+            try connection.execute(statement, [.text(name)]).row(0).text(0)
         }
     }
 
@@ -310,7 +321,7 @@ final class PostgresConnectionPool: Sendable {
             }
             if let claim = claimConnectAttempt() {
                 do throws(PostgresError) {
-                    let opened = try PostgresConnection.open(configuration)
+                    let opened = try PostgresConnection.open(configuration, commits: commits)
                     state.withLock { state in
                         state.connectionsOpened += 1
                         state.backoff = .zero

@@ -32,13 +32,20 @@ public final class PostgresRateLimiter: RateLimiter, Sendable {
         precondition(refillInterval > 0 && refillInterval.isFinite, "refillInterval must be positive")
         self.capacity = capacity
         self.refillInterval = refillInterval
-        self.pool = PostgresConnectionPool(configuration: configuration)
+        // Asynchronous commits: an admission does not wait for its bucket to reach the disk (see
+        // PostgresConnection.Commits). Only this limiter's own connections; the store's stay durable.
+        self.pool = PostgresConnectionPool(configuration: configuration, commits: .asynchronous)
         self.statements = PostgresStatements(schema: configuration.quotedSchema)
     }
 
     /// Closes the idle connections and refuses further attempts (each then fails closed with 503).
     public func close() {
         pool.close()
+    }
+
+    /// The value of the server setting `name` on one of this limiter's connections (for tests).
+    func sessionSetting(_ name: String) async throws -> String {
+        try await pool.sessionSetting(name)
     }
 
     /// Round trips and connections so far.

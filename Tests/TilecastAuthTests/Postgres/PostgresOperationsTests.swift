@@ -84,6 +84,36 @@ struct PostgresOperationsTests {
         }
     }
 
+    /// `redeem_code` takes the account's lock shared, under the key `lock_account` computes, so a
+    /// revocation of the account — which takes it exclusive — and a redemption never interleave. Were the
+    /// two keys to differ, the redemption would finish while the revocation holds its lock.
+    @Test("A code redemption waits while a revocation of its account holds the account's lock")
+    func redemptionWaitsForTheAccountLock() async throws {
+        let schema = PostgresTestDatabase.uniqueSchema()
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients, schema: schema)
+        defer { store.close() }
+        let now = Date()
+        let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-lock", at: now)
+
+        let revocation = try PostgresConnection.open(store.configuration)
+        try revocation.execute(
+            script: "BEGIN; SELECT \(store.configuration.quotedSchema).lock_account('account-lock', true)"
+        )
+        let finished = LockedValue(false)
+        let redemption = Task {
+            defer { finished.withLock { $0 = true } }
+            return try await store.redeemCode(
+                code.digest,
+                issuing: PostgresTestDatabase.bareIssuance(account: "account-lock", at: now),
+                at: now
+            )
+        }
+        try await Task.sleep(for: .milliseconds(500))
+        #expect(!finished.withLock { $0 }, "the redemption went on while the account's lock was held")
+        try revocation.execute(script: "COMMIT")
+        #expect(try await redemption.value == .redeemed)
+    }
+
     @Test("A store refuses a database whose schema is newer than it knows")
     func newerSchemaIsRefused() async throws {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
@@ -147,6 +177,23 @@ struct PostgresOperationsTests {
         #expect(try await first.admit(key, at: t0.addingTimeInterval(4)) == .limited(retryAfterSeconds: 6))
         #expect(try await second.admit(key, at: t0.addingTimeInterval(10)) == .admitted)
         #expect(try await first.admit(RateLimitKey.peer("192.0.2.78"), at: t0) == .admitted)
+    }
+
+    /// The store's commits wait for the disk — a redeemed code must stay redeemed after a crash — and the
+    /// rate limiter's do not: a bucket losing its last few attempts in a crash is harmless, and each
+    /// admission saves a WAL flush.
+    @Test("The store commits durably, the rate limiter asynchronously")
+    func commitDurability() async throws {
+        let schema = PostgresTestDatabase.uniqueSchema()
+        let store = try await PostgresTestDatabase.makeStore(clients: [], schema: schema)
+        let limiter = PostgresRateLimiter(configuration: try PostgresTestDatabase.configuration(schema: schema))
+        defer {
+            limiter.close()
+            store.close()
+        }
+        #expect(try await store.pool.sessionSetting("synchronous_commit") == "on")
+        #expect(try await limiter.sessionSetting("synchronous_commit") == "off")
+        #expect(try await limiter.admit(.peer("192.0.2.79"), at: Date()) == .admitted)
     }
 
     @Test("50 concurrent attempts through two limiters against a capacity of 10: exactly 10 admitted")
