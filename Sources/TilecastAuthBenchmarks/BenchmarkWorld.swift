@@ -56,6 +56,11 @@ final class BenchmarkWorld {
         #endif
         }
         try await populate(liveGrants)
+        #if PostgreSQL
+        // A store in service has statistics — autovacuum analyzes a table once a tenth of it changed —
+        // and a fresh schema has none.
+        try await postgres?.store.analyze()
+        #endif
     }
 
     /// Round trips to PostgreSQL so far, store and limiter together; `nil` in memory.

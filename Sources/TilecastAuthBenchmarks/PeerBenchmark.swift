@@ -44,3 +44,57 @@ public enum PeerBenchmark: Sendable {
         return results.isEmpty ? nil : results
     }
 }
+
+/// A peer library on PostgreSQL: `shared/bench/run-peers-postgres`, Authlib's authorization server with
+/// SQLAlchemy and psycopg on the same database server, measured between the rounds of
+/// `tilecast-auth bench --store postgres` so that its figures and ours come from the same minutes.
+public enum PostgresPeerBenchmark: Sendable {
+    /// One peer operation at one number of callers: µs per operation per caller in each run.
+    public struct Result: Sendable {
+        public let library: String
+        public let operation: String
+        public let callers: Int
+        public var runs: [Double]
+
+        public var median: Double { BenchmarkMeasurement.median(of: runs) }
+    }
+
+    /// One run of `operations` code exchanges and refreshes with each number of `callers`; `nil` when the
+    /// script cannot run or prints nothing it measured.
+    public static func run(script: String, databaseURL: String, operations: Int, callers: [Int]) -> [Result]? {
+        guard
+            let output = Shell.run(
+                "/bin/bash",
+                [script, databaseURL, String(operations), "1"],
+                environment: ["PEER_PG_CALLERS": callers.map(String.init).joined(separator: " ")]
+            )
+        else { return nil }
+        var results: [Result] = []
+        for line in output.split(separator: "\n") where !line.hasPrefix("#") && !line.contains("median_of_") {
+            // "authlib_pg code_exchange callers=1 ops_per_s=317 us_per_op=3157.42"
+            let fields = line.split(separator: " ")
+            guard fields.count >= 5, fields[2].hasPrefix("callers="), let count = Int(fields[2].dropFirst(8)),
+                let last = fields.last, last.hasPrefix("us_per_op="),
+                let value = Double(last.dropFirst("us_per_op=".count))
+            else { continue }
+            let library = fields[0].hasSuffix("_pg") ? String(fields[0].dropLast(3)) : String(fields[0])
+            results.append(Result(library: library, operation: String(fields[1]), callers: count, runs: [value]))
+        }
+        return results.isEmpty ? nil : results
+    }
+
+    /// `results` of several runs, each library, operation and number of callers once with all its runs.
+    public static func combine(_ results: [Result]) -> [Result] {
+        var combined: [Result] = []
+        for result in results {
+            if let index = combined.firstIndex(where: {
+                $0.library == result.library && $0.operation == result.operation && $0.callers == result.callers
+            }) {
+                combined[index].runs += result.runs
+            } else {
+                combined.append(result)
+            }
+        }
+        return combined
+    }
+}

@@ -10,10 +10,15 @@ import Darwin
 
 /// Runs a program and returns its standard output and error.
 enum Shell {
-    static func run(_ executable: String, _ arguments: [String]) -> String? {
+    /// Runs `executable` with `arguments`, its environment this process's plus `environment`; `nil` when it
+    /// cannot start or exits unsuccessfully.
+    static func run(_ executable: String, _ arguments: [String], environment: [String: String] = [:]) -> String? {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: executable)
         process.arguments = arguments
+        if !environment.isEmpty {
+            process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+        }
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe

@@ -17,7 +17,9 @@ struct BenchCommand: Subcommand {
           --ops N           operations timed per run (default 10000; 1000 on PostgreSQL)
           --grants N,N…     store sizes in live grants (default 1000,1000000; 1000 on PostgreSQL)
           --memory-grants N live grants over which to measure memory per grant (default 1000000)
-          --peers PATH      also run the peers' script (shared/bench/run-peers) and print ratios
+          --peers PATH      also run the peers' script between the rounds and print ratios: in memory
+                            shared/bench/run-peers, on PostgreSQL shared/bench/run-peers-postgres (on the
+                            same server, with the same numbers of callers)
           --only OP         measure only this operation, with one caller (for profiling)
           --store postgres  run on PostgresGrantStore and PostgresRateLimiter, in a throwaway schema of
                             the database at --database-url, with 1, 2 and 8 callers; adds round trips
@@ -33,6 +35,7 @@ struct BenchCommand: Subcommand {
     var options = Benchmark.Options()
     var memoryGrants = 1_000_000
     var peers: String?
+    var databaseURL: String?
     var smoke = false
     var only = false
 
@@ -91,6 +94,7 @@ struct BenchCommand: Subcommand {
 
         if storeName == "postgres" {
             options.store = try Self.postgresStore(databaseURL: databaseURL)
+            self.databaseURL = databaseURL
             options.runs = 5
             options.operationsPerRun = 1_000
             options.liveGrants = [1_000]
@@ -135,9 +139,21 @@ struct BenchCommand: Subcommand {
             var portableHashRuns: [Double] = []
             var opensslRuns: [Double] = []
             var peerResults: [String: PeerBenchmark.Result] = [:]
+            var postgresPeerResults: [PostgresPeerBenchmark.Result] = []
+            let postgresPeers = onPostgres && !only && !smoke ? peers : nil
+            let callerCounts = [1] + (options.parallel ? options.parallelCallers : [])
             let measurements = try await Benchmark(options: options).run(
                 progress: { print("… \($0)") },
-                afterRound: { _ in
+                afterRound: { [options, databaseURL] _ in
+                    if let postgresPeers, let databaseURL {
+                        let results = PostgresPeerBenchmark.run(
+                            script: postgresPeers,
+                            databaseURL: databaseURL,
+                            operations: options.operationsPerRun,
+                            callers: callerCounts
+                        )
+                        postgresPeerResults += results ?? []
+                    }
                     guard comparing else { return }
                     hashRuns.append(HashBenchmark.ours(runs: 1, iterations: 1_000_000))
                     portableHashRuns.append(HashBenchmark.ours(runs: 1, iterations: 1_000_000, portable: true))
@@ -153,6 +169,9 @@ struct BenchCommand: Subcommand {
             )
             if only || onPostgres {
                 report(measurements, memory: nil, hash: nil, openssl: nil, peers: nil, limiter: nil)
+                if postgresPeers != nil {
+                    reportPostgresPeers(PostgresPeerBenchmark.combine(postgresPeerResults), beside: measurements)
+                }
                 return true
             }
             let memory = try await MemoryPerGrant.measure(grants: memoryGrants)
@@ -177,6 +196,39 @@ struct BenchCommand: Subcommand {
             print("bench failed: \(error)")
             return false
         }
+    }
+
+    /// The PostgreSQL peer beside our figures at the same numbers of callers, as a table and as
+    /// `peer lib=… store=postgres op=… callers=… peer_us=… ours_us=… ratio=…` lines.
+    private func reportPostgresPeers(_ peers: [PostgresPeerBenchmark.Result], beside ours: [BenchmarkMeasurement]) {
+        guard !peers.isEmpty else {
+            print("\nthe PostgreSQL peer script printed nothing measured: is its virtualenv installable here?")
+            return
+        }
+        func format(_ value: Double) -> String { String(format: "%.2f", value) }
+        func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
+        print(
+            "\npeers on the same PostgreSQL server, measured between TilecastAuth's rounds (median µs per operation per caller):"
+        )
+        print("library     operation       callers   peer µs      ours µs     ours faster by")
+        var lines: [String] = []
+        for peer in peers {
+            guard
+                let match = ours.first(where: {
+                    $0.operation == peer.operation && $0.callers == peer.callers
+                        && $0.liveGrants == options.liveGrants.first
+                })
+            else { continue }
+            let ratio = peer.median / match.median
+            print(
+                "\(pad(peer.library, 10))  \(pad(peer.operation, 14))  \(pad(String(peer.callers), 8))  \(pad(format(peer.median), 11))  \(pad(format(match.median), 10))  \(String(format: "%.1f", ratio))×"
+            )
+            lines.append(
+                "peer lib=\(peer.library) store=postgres op=\(peer.operation) callers=\(peer.callers) peer_us=\(format(peer.median)) ours_us=\(format(match.median)) ratio=\(String(format: "%.2f", ratio)) runs=\(peer.runs.count)"
+            )
+        }
+        print("")
+        for line in lines { print(line) }
     }
 
     private func report(

@@ -114,6 +114,58 @@ struct PostgresOperationsTests {
         #expect(try await redemption.value == .redeemed)
     }
 
+    /// A redemption reads the code by its key. A plan through a partial index on `redeemed_grant IS NULL`
+    /// would read every pending code instead — as version 2's conditional `UPDATE` was planned once the
+    /// table had statistics — and make each redemption cost in proportion to the codes awaiting one.
+    @Test("Redeeming a code reads it by its key, not through the index of every pending code")
+    func redemptionReadsByKey() async throws {
+        let schema = PostgresTestDatabase.uniqueSchema()
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients, schema: schema)
+        let now = Date()
+        // As in service: most codes in the table are redeemed ones, kept until their grants expire, and the
+        // statistics say so; then many codes await redemption at once.
+        for _ in 0..<300 {
+            let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-busy", at: now)
+            let issuance = PostgresTestDatabase.bareIssuance(account: "account-busy", at: now)
+            #expect(try await store.redeemCode(code.digest, issuing: issuance, at: now) == .redeemed)
+        }
+        try await store.analyze()
+        var codes: [OpaqueToken] = []
+        for _ in 0..<300 {
+            codes.append(try await PostgresTestDatabase.insertCode(into: store, account: "account-busy", at: now))
+        }
+        for code in codes.prefix(20) {
+            let issuance = PostgresTestDatabase.bareIssuance(account: "account-busy", at: now)
+            #expect(try await store.redeemCode(code.digest, issuing: issuance, at: now) == .redeemed)
+        }
+        // A backend's statistics reach the shared counters when it exits.
+        store.close()
+        let observer = try PostgresConnection.open(store.configuration)
+        let read = PostgresStatement(
+            name: "test_partial_index_reads",
+            sql: """
+                SELECT coalesce(sum(idx_tup_read), 0)::int8 FROM pg_stat_user_indexes
+                WHERE schemaname = $1 AND indexrelname IN ('codes_unredeemed_account', 'codes_unredeemed_expiry')
+                """
+        )
+        let clearSnapshot = PostgresStatement(name: "test_clear_snapshot", sql: "SELECT pg_stat_clear_snapshot()")
+        let pkey = PostgresStatement(
+            name: "test_pkey_scans",
+            sql: "SELECT idx_scan FROM pg_stat_user_indexes WHERE schemaname = $1 AND indexrelname = 'codes_pkey'"
+        )
+        var partialReads: Int64 = 0
+        for _ in 0..<50 {
+            _ = try observer.execute(clearSnapshot, [])
+            if try observer.execute(pkey, [.text(schema)]).row(0).int8(0) >= 320 {
+                partialReads = try observer.execute(read, [.text(schema)]).row(0).int8(0)
+                break
+            }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try observer.execute(pkey, [.text(schema)]).row(0).int8(0) >= 320, "the statistics never arrived")
+        #expect(partialReads == 0, "the redemptions read \(partialReads) entries of the pending codes' indexes")
+    }
+
     @Test("A store refuses a database whose schema is newer than it knows")
     func newerSchemaIsRefused() async throws {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
