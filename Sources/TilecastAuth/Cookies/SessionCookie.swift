@@ -40,34 +40,41 @@ public struct SessionCookie: Sendable {
 
     /// The `Set-Cookie` field value. It contains the session id: send it, never log it.
     public var headerValue: String {
-        // Written as bytes into one buffer sized up front: the attributes' fixed text is under 64 bytes
-        // and a Max-Age under 20 digits.
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(
+        // Written straight into the string's own storage, sized up front: the attributes' fixed text is
+        // under 64 bytes and a Max-Age at most 20 digits.
+        let capacity =
             name.utf8.count + value.utf8.count + configuration.path.utf8.count
-                + (configuration.domain?.utf8.count ?? 0) + 96
-        )
-        func append(_ text: String) {
-            var text = text
-            text.withUTF8 { bytes.append(contentsOf: $0) }
+            + (configuration.domain?.utf8.count ?? 0) + configuration.sameSite.rawValue.utf8.count + 96
+        return String(unsafeUninitializedCapacity: capacity) { buffer in
+            var count = 0
+            func append(_ text: String) {
+                var text = text
+                text.withUTF8 { utf8 in
+                    precondition(buffer.count - count >= utf8.count, "SessionCookie: the value outgrew its capacity")
+                    for byte in utf8 {
+                        buffer[count] = byte
+                        count += 1
+                    }
+                }
+            }
+            append(name)
+            append("=")
+            append(value)
+            append("; Max-Age=")
+            append(String(maxAge))
+            append("; Path=")
+            append(configuration.path)
+            if let domain = configuration.domain {
+                append("; Domain=")
+                append(domain)
+            }
+            if configuration.secure {
+                append("; Secure")
+            }
+            append("; HttpOnly; SameSite=")
+            append(configuration.sameSite.rawValue)
+            return count
         }
-        append(name)
-        bytes.append(UInt8(ascii: "="))
-        append(value)
-        append("; Max-Age=")
-        append(String(maxAge))
-        append("; Path=")
-        append(configuration.path)
-        if let domain = configuration.domain {
-            append("; Domain=")
-            append(domain)
-        }
-        if configuration.secure {
-            append("; Secure")
-        }
-        append("; HttpOnly; SameSite=")
-        append(configuration.sameSite.rawValue)
-        return String(decoding: bytes, as: UTF8.self)
     }
 }
 

@@ -16,39 +16,48 @@ extension EndpointResponse {
         ])
         switch outcome {
         case .success(let credential, let cookie):
-            var json = JSONWriter(capacity: 256)
-            json.raw("{\"data\":{")
-            json.name("authenticated")
-            json.bool(cookie != nil)
-            if let credential {
-                json.raw(",")
-                json.name("credential")
-                json.raw("{")
-                json.member("token_type", "Bearer", first: true)
-                json.member("access_token", credential.accessToken.unredactedValue)
-                json.raw(",")
-                json.name("expires_in")
-                json.integer(credential.expiresIn)
-                json.member("refresh_token", credential.refreshToken.unredactedValue)
-                json.member("scope", credential.scope.rawValue)
-                json.raw("}")
+            // Names, punctuation, `true`/`false` and `expires_in`'s at most 20 digits: under 160 bytes.
+            let strings =
+                credential.map { [$0.accessToken.unredactedValue, $0.refreshToken.unredactedValue, $0.scope.rawValue] }
+                ?? []
+            let body = JSONWriter.document(capacity: JSONWriter.capacity(fixed: 160, strings: strings)) { json in
+                json.raw("{\"data\":{")
+                json.name("authenticated")
+                json.bool(cookie != nil)
+                if let credential {
+                    json.raw(",")
+                    json.name("credential")
+                    json.raw("{")
+                    json.member("token_type", "Bearer", first: true)
+                    json.member("access_token", strings[0])
+                    json.raw(",")
+                    json.name("expires_in")
+                    json.integer(credential.expiresIn)
+                    json.member("refresh_token", strings[1])
+                    json.member("scope", strings[2])
+                    json.raw("}")
+                }
+                json.raw("}}")
             }
-            json.raw("}}")
             if let cookie {
                 headers.append(name: "Set-Cookie", value: cookie.headerValue)
             }
-            self.init(status: 200, headers: headers, body: json.bytes)
+            self.init(status: 200, headers: headers, body: body)
 
         case .refused(let error):
             for field in error.headerFields {
                 headers.append(name: field.name, value: field.value)
             }
-            var json = JSONWriter(capacity: 160)
-            json.raw("{")
-            json.member("error", error.code.description, first: true)
-            json.member("error_description", error.message)
-            json.raw("}")
-            self.init(status: error.status, headers: headers, body: json.bytes)
+            let code = error.code.description
+            let message = error.message
+            // Two names and the braces: under 40 bytes.
+            let body = JSONWriter.document(capacity: JSONWriter.capacity(fixed: 40, strings: [code, message])) { json in
+                json.raw("{")
+                json.member("error", code, first: true)
+                json.member("error_description", message)
+                json.raw("}")
+            }
+            self.init(status: error.status, headers: headers, body: body)
         }
     }
 }

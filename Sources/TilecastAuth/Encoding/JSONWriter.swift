@@ -2,27 +2,58 @@
 
 /// Writes a JSON document into a byte buffer: the few shapes the endpoint answers with, without the cost
 /// of a general-purpose encoder.
+///
+/// The document is written straight into the array it becomes, allocated once at a size the caller
+/// bounds from what it will write (``capacity(fixed:strings:)``), with no check of uniqueness or growth
+/// per byte.
 struct JSONWriter {
-    private(set) var bytes: [UInt8] = []
+    private var cursor: UnsafeMutablePointer<UInt8>
+    private let end: UnsafeMutablePointer<UInt8>
 
-    init(capacity: Int) {
-        bytes.reserveCapacity(capacity)
+    private init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
+        cursor = buffer.baseAddress!
+        end = buffer.baseAddress! + buffer.count
+    }
+
+    /// The most a document can take: `fixed` bytes of punctuation, names and numbers, and each of
+    /// `strings` escaped at worst (`\u00XX`, six bytes for one) with its quotes.
+    static func capacity(fixed: Int, strings: [String]) -> Int {
+        strings.reduce(fixed) { $0 + 6 * $1.utf8.count + 2 }
+    }
+
+    /// The bytes `write` writes, which must fit in `capacity` bytes; writing more traps, before any byte
+    /// lands outside the buffer.
+    static func document(capacity: Int, _ write: (inout JSONWriter) -> Void) -> [UInt8] {
+        [UInt8](unsafeUninitializedCapacity: max(capacity, 1)) { buffer, count in
+            var writer = JSONWriter(buffer)
+            write(&writer)
+            count = writer.cursor - buffer.baseAddress!
+        }
+    }
+
+    @inline(__always)
+    private mutating func append(_ start: UnsafePointer<UInt8>, _ count: Int) {
+        precondition(end - cursor >= count, "JSONWriter: the document outgrew its capacity")
+        cursor.update(from: start, count: count)
+        cursor += count
+    }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        precondition(cursor < end, "JSONWriter: the document outgrew its capacity")
+        cursor.pointee = byte
+        cursor += 1
     }
 
     /// Appends JSON punctuation or a literal the caller knows to be valid.
-    ///
-    /// Byte by byte: the pieces are a few bytes long, where a loop beats a call to `memcpy`.
     @inline(__always)
     mutating func raw(_ text: StaticString) {
-        let start = text.utf8Start
-        for offset in 0..<text.utf8CodeUnitCount {
-            bytes.append(start[offset])
-        }
+        append(text.utf8Start, text.utf8CodeUnitCount)
     }
 
     /// Appends `"name":`.
     mutating func name(_ name: StaticString) {
-        raw("\"")
+        append(UInt8(ascii: "\""))
         raw(name)
         raw("\":")
     }
@@ -30,7 +61,7 @@ struct JSONWriter {
     /// Appends `"name":"value"`, preceded by a comma unless it is the object's first member.
     mutating func member(_ name: StaticString, _ value: String, first: Bool = false) {
         if !first {
-            raw(",")
+            append(UInt8(ascii: ","))
         }
         self.name(name)
         string(value)
@@ -38,17 +69,17 @@ struct JSONWriter {
 
     /// Appends a string with the escapes RFC 8259 §7 requires.
     mutating func string(_ text: String) {
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
         var text = text
         text.withUTF8 { utf8 in
             let needsEscape = utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
             if needsEscape {
                 appendEscaped(utf8)
-            } else {
-                bytes.append(contentsOf: utf8)
+            } else if let start = utf8.baseAddress {
+                append(start, utf8.count)
             }
         }
-        bytes.append(UInt8(ascii: "\""))
+        append(UInt8(ascii: "\""))
     }
 
     /// The slow path of ``string(_:)``: byte by byte, escaping as it goes.
@@ -61,18 +92,34 @@ struct JSONWriter {
             case 0x0D: raw("\\r")
             case 0x09: raw("\\t")
             case 0x00..<0x20:
-                let hex: [UInt8] = Array("0123456789abcdef".utf8)
+                let hex: StaticString = "0123456789abcdef"
                 raw("\\u00")
-                bytes.append(hex[Int(byte >> 4)])
-                bytes.append(hex[Int(byte & 0x0F)])
-            default: bytes.append(byte)
+                append(hex.utf8Start[Int(byte >> 4)])
+                append(hex.utf8Start[Int(byte & 0x0F)])
+            default: append(byte)
             }
         }
     }
 
-    /// Appends a decimal integer.
+    /// Appends a decimal integer: at most 20 bytes.
     mutating func integer(_ value: Int) {
-        bytes.append(contentsOf: String(value).utf8)
+        var magnitude = value.magnitude
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, room for 20 digits
+        let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
+            var index = buffer.count
+            repeat {
+                index -= 1
+                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            return buffer.count - index
+        }
+        if value < 0 {
+            append(UInt8(ascii: "-"))
+        }
+        withUnsafeBytes(of: &digits) { buffer in
+            append(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + (buffer.count - count), count)
+        }
     }
 
     /// Appends `true` or `false`.

@@ -188,6 +188,9 @@ struct JSONObjectParser {
         let start = index
         // Fast path: no escapes. ASCII needs no validation; other UTF-8 is left to String(validating:).
         var isASCII = true
+        // Eight bytes at a time while none of them ends the fast path: a quote, a backslash, a control
+        // character or a byte of a multi-byte sequence. The rest, and the word that holds one, byte by byte.
+        index = Self.skipPlainASCII(bytes, from: index)
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
@@ -205,6 +208,32 @@ struct JSONObjectParser {
         }
         guard index < bytes.count else { throw JSONParseError(kind: .unexpectedEnd, offset: index) }
         return try parseEscapedString(from: start)
+    }
+
+    /// The first index at or after `start`, in steps of eight bytes, whose word of eight holds a byte
+    /// that is a quote, a backslash, below 0x20 or above 0x7F; `start` itself when fewer than eight
+    /// bytes remain. Every byte it skips is printable ASCII other than `"` and `\\`.
+    ///
+    /// The tests are the classic ones on a 64-bit word (each byte's high bit marks a hit): `x ^ 0x22…`
+    /// has a zero byte where `x` has a quote, and `(y - 0x01…) & ~y & 0x80…` flags the zero bytes of `y`
+    /// (and only false positives above a true one, which end the skip no later than it should);
+    /// `(x - 0x20…) & ~x & 0x80…` likewise flags bytes below 0x20, and `x & 0x80…` bytes above 0x7F.
+    @inline(__always)
+    static func skipPlainASCII(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        var index = start
+        while bytes.count - index >= 8 {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
+            let quote = word ^ (ones &* 0x22)
+            let backslash = word ^ (ones &* 0x5C)
+            let hits =
+                ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
+                | ((word &- ones &* 0x20) & ~word) | word
+            if hits & highBits != 0 { break }
+            index += 8
+        }
+        return index
     }
 
     /// The slow path of ``parseString()``: decodes escapes from `start` up to the closing quote.

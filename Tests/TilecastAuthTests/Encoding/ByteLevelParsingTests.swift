@@ -98,3 +98,29 @@ struct ByteLevelParsingTests {
         #expect(changed == challenge)
     }
 }
+
+struct PlainASCIISkipTests {
+    /// `skipPlainASCII`'s contract on random inputs rich in the bytes it must stop at: everything it skips
+    /// is printable ASCII other than a quote or a backslash, it moves in whole words, and it stops only at
+    /// a word holding one of the others (or fewer than eight bytes before the end).
+    @Test("The eight-bytes-at-a-time skip stops at every quote, backslash, control and non-ASCII byte")
+    func skipContract() {
+        var generator = SystemRandomNumberGenerator()
+        let special: [UInt8] = [0x22, 0x5C, 0x00, 0x1F, 0x20, 0x7F, 0x80, 0xFF, 0x21, 0x23, 0x5B, 0x5D, 0x41]
+        func isPlain(_ byte: UInt8) -> Bool { byte >= 0x20 && byte < 0x80 && byte != 0x22 && byte != 0x5C }
+        for _ in 0..<20_000 {
+            let count = Int.random(in: 0...40, using: &generator)
+            let bytes: [UInt8] = (0..<count).map { _ in
+                Bool.random(using: &generator)
+                    ? special.randomElement(using: &generator)! : UInt8.random(in: 0x20...0x7E, using: &generator)
+            }
+            let start = Int.random(in: 0...count, using: &generator)
+            let end = bytes.withUnsafeBytes { JSONObjectParser.skipPlainASCII($0, from: start) }
+            #expect((end - start) % 8 == 0)
+            #expect(bytes[start..<end].allSatisfy(isPlain), "\(bytes) from \(start) to \(end)")
+            if end + 8 <= count {
+                #expect(!bytes[end..<(end + 8)].allSatisfy(isPlain), "\(bytes) stopped early at \(end)")
+            }
+        }
+    }
+}

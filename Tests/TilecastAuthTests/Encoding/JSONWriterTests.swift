@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+@testable import TilecastAuth
+
+struct JSONWriterTests {
+    /// The capacity bound holds for the worst a string can be — every byte a control character, six bytes
+    /// escaped — and for the longest integers; the output is the JSON a decoder reads back.
+    @Test("A document at its capacity bound: worst-case escapes and integers fit, and decode back")
+    func worstCaseFits() throws {
+        let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
+        let text = controls + "\"\\" + "é😀"
+        let body = JSONWriter.document(capacity: JSONWriter.capacity(fixed: 64, strings: [text, text])) { json in
+            json.raw("{")
+            json.member("a", text, first: true)
+            json.member("b", text)
+            json.raw(",")
+            json.name("min")
+            json.integer(Int.min)
+            json.raw(",")
+            json.name("max")
+            json.integer(Int.max)
+            json.raw(",")
+            json.name("zero")
+            json.integer(0)
+            json.raw(",")
+            json.name("flag")
+            json.bool(false)
+            json.raw("}")
+        }
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+        #expect(decoded["a"] as? String == text)
+        #expect(decoded["b"] as? String == text)
+        #expect((decoded["min"] as? NSNumber)?.int64Value == Int64.min)
+        #expect((decoded["max"] as? NSNumber)?.int64Value == Int64.max)
+        #expect((decoded["zero"] as? NSNumber)?.intValue == 0)
+        #expect(decoded["flag"] as? Bool == false)
+    }
+
+    /// The endpoint's two shapes stay within the fixed allowances they are given, with the longest values
+    /// they can hold.
+    @Test("Responses with the longest expires_in and a refusal's longest description are complete JSON")
+    func responsesFit() throws {
+        let token = OpaqueToken.mint(.accessToken, using: SystemRandomSource())
+        let refresh = OpaqueToken.mint(.refreshToken, using: SystemRandomSource())
+        let credential = IssuedCredential(
+            accessToken: token,
+            expiresIn: Int.min,
+            refreshToken: refresh,
+            scope: Scope("tiles:read profile")!
+        )
+        let success = EndpointResponse(.success(credential: credential, cookie: nil))
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(success.body)) as? [String: Any])
+        let data = try #require(decoded["data"] as? [String: Any])
+        let member = try #require(data["credential"] as? [String: Any])
+        #expect((member["expires_in"] as? NSNumber)?.int64Value == Int64.min)
+        #expect(member["access_token"] as? String == token.unredactedValue)
+        for reason in [RefusalReason.rateLimited(retryAfterSeconds: Int.max), .bodyTooLarge(limit: Int.max)] {
+            let refused = EndpointResponse(.refused(EndpointError(reason)))
+            #expect(try JSONSerialization.jsonObject(with: Data(refused.body)) is [String: Any])
+        }
+    }
+}
