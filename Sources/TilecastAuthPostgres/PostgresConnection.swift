@@ -33,29 +33,12 @@ final class PostgresConnection: @unchecked Sendable {
         PQfinish(handle)
     }
 
-    /// How a connection's transactions commit.
-    enum Commits: Sendable {
-        /// A commit returns once its record is flushed to disk: what it wrote survives a crash. The
-        /// store's connections: a redeemed code or a rotated refresh token must stay so.
-        case durable
-        /// A commit returns before its record is flushed (`synchronous_commit = off`); the WAL writer
-        /// flushes it within about three `wal_writer_delay`s (600 ms by default). A crash in between loses
-        /// those commits whole, never part of one, and corrupts nothing. The rate limiter's connections:
-        /// a bucket that forgets its last attempts after a crash costs nothing the rules protect, and
-        /// each admission saves a flush, about 100 µs on a local SSD.
-        case asynchronous
-    }
-
     /// Opens a connection. Blocks; call it where ``PostgresConnectionPool`` runs operations.
     ///
     /// The connection runs at READ COMMITTED whatever the server's `default_transaction_isolation`: every
     /// concurrency argument of the store rests on it (see `Docs/PostgreSQL.md`). Its `statement_timeout`
-    /// is ``PostgresConfiguration/statementTimeout``, and its `synchronous_commit` is `on` for `.durable`
-    /// commits whatever the server's default, `off` for `.asynchronous` ones.
-    static func open(
-        _ configuration: PostgresConfiguration,
-        commits: Commits = .durable
-    ) throws(PostgresError) -> PostgresConnection {
+    /// is ``PostgresConfiguration/statementTimeout``.
+    static func open(_ configuration: PostgresConfiguration) throws(PostgresError) -> PostgresConnection {
         // A URL libpq cannot parse is refused before connecting, with a message of our own: libpq's quotes
         // the offending part, which may be the password.
         guard isParsable(configuration.databaseURL) else {
@@ -95,8 +78,7 @@ final class PostgresConnection: @unchecked Sendable {
         try connection.execute(
             script: """
                 SET SESSION CHARACTERISTICS AS TRANSACTION ISOLATION LEVEL READ COMMITTED;
-                SET statement_timeout = \(configuration.statementTimeoutMilliseconds);
-                SET synchronous_commit = \(commits == .durable ? "on" : "off")
+                SET statement_timeout = \(configuration.statementTimeoutMilliseconds)
                 """
         )
         return connection

@@ -55,13 +55,10 @@ final class PostgresConnectionPool: Sendable {
     static let queueLabel = "tilecast-postgres"
 
     let configuration: PostgresConfiguration
-    /// How the transactions on this pool's connections commit.
-    let commits: PostgresConnection.Commits
     private let state = LockedValue(State())
 
-    init(configuration: PostgresConfiguration, commits: PostgresConnection.Commits = .durable) {
+    init(configuration: PostgresConfiguration) {
         self.configuration = configuration
-        self.commits = commits
     }
 
     /// Round trips made so far, over every connection.
@@ -321,7 +318,7 @@ final class PostgresConnectionPool: Sendable {
             }
             if let claim = claimConnectAttempt() {
                 do throws(PostgresError) {
-                    let opened = try PostgresConnection.open(configuration, commits: commits)
+                    let opened = try PostgresConnection.open(configuration)
                     state.withLock { state in
                         state.connectionsOpened += 1
                         state.backoff = .zero

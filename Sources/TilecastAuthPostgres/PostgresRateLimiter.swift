@@ -32,9 +32,7 @@ public final class PostgresRateLimiter: RateLimiter, Sendable {
         precondition(refillInterval > 0 && refillInterval.isFinite, "refillInterval must be positive")
         self.capacity = capacity
         self.refillInterval = refillInterval
-        // Asynchronous commits: an admission does not wait for its bucket to reach the disk (see
-        // PostgresConnection.Commits). Only this limiter's own connections; the store's stay durable.
-        self.pool = PostgresConnectionPool(configuration: configuration, commits: .asynchronous)
+        self.pool = PostgresConnectionPool(configuration: configuration)
         self.statements = PostgresStatements(schema: configuration.quotedSchema)
     }
 

@@ -115,11 +115,15 @@ struct PostgresStatements: Sendable {
         )
         // One attempt against a token bucket: the key's row is inserted full-less-one, or locked (ON CONFLICT
         // takes the row lock and re-reads the latest version), refilled for the time passed and debited if
-        // it holds a token. No row back means no token: nothing was written.
+        // it holds a token. No row back means no token: nothing was written. Its transaction, and only it,
+        // commits asynchronously (`set_config(…, true)` lasts until the commit): an admission does not wait
+        // for its WAL record to reach the disk. Transaction-local, so that nothing of it stays on a
+        // connection a pooler (PgBouncer in transaction mode) may hand to the store next.
         rateLimitAdmit = statement(
             "rate_limit_admit",
             """
-            INSERT INTO \(s).rate_limits AS r (key, tokens, updated_at) VALUES ($1, $3 - 1, $2)
+            INSERT INTO \(s).rate_limits AS r (key, tokens, updated_at)
+            SELECT $1, $3 - 1, $2 FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous
             ON CONFLICT (key) DO UPDATE SET
                 tokens = least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) - 1,
                 updated_at = greatest(r.updated_at, $2)

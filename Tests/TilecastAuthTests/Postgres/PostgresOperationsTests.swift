@@ -231,21 +231,35 @@ struct PostgresOperationsTests {
         #expect(try await first.admit(RateLimitKey.peer("192.0.2.78"), at: t0) == .admitted)
     }
 
-    /// The store's commits wait for the disk — a redeemed code must stay redeemed after a crash — and the
-    /// rate limiter's do not: a bucket losing its last few attempts in a crash is harmless, and each
-    /// admission saves a WAL flush.
-    @Test("The store commits durably, the rate limiter asynchronously")
-    func commitDurability() async throws {
+    /// An admission's transaction commits asynchronously — a bucket losing its last attempts in a crash
+    /// is harmless, and each admission saves a WAL flush — and nothing of that stays on the connection
+    /// afterwards: behind a pooler in transaction mode the next transaction on it may be the store's, whose
+    /// commits must wait for the disk.
+    @Test("An admission commits asynchronously, and leaves its connection as it found it")
+    func admissionCommitsAsynchronously() async throws {
         let schema = PostgresTestDatabase.uniqueSchema()
         let store = try await PostgresTestDatabase.makeStore(clients: [], schema: schema)
-        let limiter = PostgresRateLimiter(configuration: try PostgresTestDatabase.configuration(schema: schema))
-        defer {
-            limiter.close()
-            store.close()
-        }
-        #expect(try await store.pool.sessionSetting("synchronous_commit") == "on")
-        #expect(try await limiter.sessionSetting("synchronous_commit") == "off")
+        defer { store.close() }
+        let connection = try PostgresConnection.open(store.configuration)
+        let statements = PostgresStatements(schema: store.configuration.quotedSchema)
+        let setting = PostgresStatement(
+            name: "test_synchronous_commit",
+            sql: "SELECT current_setting('synchronous_commit')"
+        )
+        let parameters: [PostgresValue] = [.text("peer:192.0.2.79"), .date(Date()), .float8(100), .float8(1)]
+        let serverDefault = try connection.execute(setting, []).row(0).text(0)
+
+        try connection.execute(script: "BEGIN")
+        #expect(try connection.execute(statements.rateLimitAdmit, parameters).rowCount == 1)
+        #expect(try connection.execute(setting, []).row(0).text(0) == "off")
+        try connection.execute(script: "COMMIT")
+
+        #expect(try connection.execute(statements.rateLimitAdmit, parameters).rowCount == 1)
+        #expect(try connection.execute(setting, []).row(0).text(0) == serverDefault)
+        let limiter = PostgresRateLimiter(configuration: store.configuration)
+        defer { limiter.close() }
         #expect(try await limiter.admit(.peer("192.0.2.79"), at: Date()) == .admitted)
+        #expect(try await limiter.sessionSetting("synchronous_commit") == serverDefault)
     }
 
     @Test("50 concurrent attempts through two limiters against a capacity of 10: exactly 10 admitted")
