@@ -34,9 +34,10 @@ struct Harness {
     init(
         configuration: EngineConfiguration = EngineConfiguration(),
         rateLimiter: any RateLimiter = InMemoryRateLimiter(capacity: 100_000),
-        seed: UInt64 = 0x5EED
+        seed: UInt64 = 0x5EED,
+        readsAhead: Bool = false
     ) throws {
-        memory = InMemoryGrantStore(clients: Self.clients)
+        memory = InMemoryGrantStore(clients: Self.clients, overlapsLookupsWithAdmission: readsAhead)
         faults = FaultInjectingStore(memory)
         accounts = InMemoryAccountDirectory(activeAccounts: [Self.account, "account-8"])
         clock = ManualTimeSource()
