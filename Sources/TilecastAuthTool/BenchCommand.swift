@@ -138,6 +138,7 @@ struct BenchCommand: Subcommand {
             var hashRuns: [Double] = []
             var portableHashRuns: [Double] = []
             var opensslRuns: [Double] = []
+            var floorRuns: [Double] = []
             var peerResults: [String: PeerBenchmark.Result] = [:]
             var postgresPeerResults: [PostgresPeerBenchmark.Result] = []
             let postgresPeers = onPostgres && !only && !smoke ? peers : nil
@@ -157,6 +158,7 @@ struct BenchCommand: Subcommand {
                     guard comparing else { return }
                     hashRuns.append(HashBenchmark.ours(runs: 1, iterations: 1_000_000))
                     portableHashRuns.append(HashBenchmark.ours(runs: 1, iterations: 1_000_000, portable: true))
+                    floorRuns.append(HashBenchmark.exchangeFloor(runs: 1))
                     if let openssl = HashBenchmark.openssl(seconds: 1) {
                         opensslRuns.append(openssl)
                     }
@@ -183,10 +185,12 @@ struct BenchCommand: Subcommand {
             if !comparing {
                 hashRuns = [HashBenchmark.ours(runs: 1, iterations: 10_000)]
                 portableHashRuns = [HashBenchmark.ours(runs: 1, iterations: 10_000, portable: true)]
+                floorRuns = [HashBenchmark.exchangeFloor(runs: 1, iterations: 1_000)]
             }
             let hash = (
                 used: BenchmarkMeasurement.median(of: hashRuns),
-                portable: BenchmarkMeasurement.median(of: portableHashRuns)
+                portable: BenchmarkMeasurement.median(of: portableHashRuns),
+                floor: BenchmarkMeasurement.median(of: floorRuns)
             )
             let openssl = opensslRuns.isEmpty ? nil : BenchmarkMeasurement.median(of: opensslRuns)
             let peerList = peers == nil ? nil : peerResults.keys.sorted().compactMap { peerResults[$0] }
@@ -234,7 +238,7 @@ struct BenchCommand: Subcommand {
     private func report(
         _ measurements: [BenchmarkMeasurement],
         memory: Double?,
-        hash: (used: Double, portable: Double)?,
+        hash: (used: Double, portable: Double, floor: Double)?,
         openssl: Double?,
         peers: [PeerBenchmark.Result]?,
         limiter: LimiterBenchmark.Result?
@@ -266,6 +270,14 @@ struct BenchCommand: Subcommand {
                 "SHA-256 of 64 bytes: \(String(format: "%.3f", hash.used)) µs on \(HashBenchmark.implementationName)"
                     + (openssl.map { String(format: "; OpenSSL %.3f µs; ratio %.2f×", $0, hash.used / $0) } ?? "")
                     + String(format: " (portable Swift: %.3f µs)", hash.portable)
+            )
+            let exchange = measurements.first { $0.operation == "code_exchange" && $0.callers == 1 }
+            print(
+                String(
+                    format: "a code exchange's floor (one getentropy of 112 bytes, five SHA-256): %.2f µs",
+                    hash.floor
+                )
+                    + (exchange.map { String(format: "; the exchange is %.1f× it", $0.median / hash.floor) } ?? "")
             )
         }
         if let limiter {
@@ -317,6 +329,7 @@ struct BenchCommand: Subcommand {
             print(
                 "bench sha256_64_us=\(String(format: "%.3f", hash.used))"
                     + " sha256_portable_64_us=\(String(format: "%.3f", hash.portable))"
+                    + " exchange_floor_us=\(String(format: "%.3f", hash.floor))"
                     + (openssl.map { String(format: " openssl_sha256_64_us=%.3f", $0) } ?? "")
             )
         }

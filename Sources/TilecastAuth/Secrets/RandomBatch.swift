@@ -19,7 +19,7 @@ final class RandomBatch: RandomSource, @unchecked Sendable {
     /// them out; `body` must take exactly `byteCount` bytes. The bytes are zeroed before this returns.
     static func read<Result>(
         _ byteCount: Int,
-        from source: some RandomSource,
+        from source: any RandomSource,
         _ body: (RandomBatch) -> Result
     ) -> Result {
         withUnsafeTemporaryAllocation(byteCount: byteCount, alignment: 8) { bytes in

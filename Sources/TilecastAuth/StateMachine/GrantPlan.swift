@@ -107,7 +107,7 @@ struct MintedGrant: Sendable {
 
     /// A grant id and its secrets, in this order, from one read of the random source: 16 bytes for the
     /// id and 32 of its own for each secret.
-    static func mint(nativeCredential: Bool, using random: some RandomSource) -> MintedGrant {
+    static func mint(nativeCredential: Bool, using random: any RandomSource) -> MintedGrant {
         let byteCount = 16 + SecretKind.randomByteCount * (nativeCredential ? 3 : 1)
         return RandomBatch.read(byteCount, from: random) { batch in
             MintedGrant(

@@ -36,7 +36,7 @@ struct MintedRotation: Sendable {
 
     /// An access token, a refresh token and, with `session`, a session id, in this order, from one read
     /// of the random source: 32 bytes of its own for each.
-    static func mint(session: Bool, using random: some RandomSource) -> MintedRotation {
+    static func mint(session: Bool, using random: any RandomSource) -> MintedRotation {
         RandomBatch.read(SecretKind.randomByteCount * (session ? 3 : 2), from: random) { batch in
             MintedRotation(
                 accessToken: .mint(.accessToken, using: batch),
