@@ -161,21 +161,13 @@ public struct InProcessTarget: ConformanceTarget {
     private let control: ConformanceControl
 
     public init() async throws {
-        try await self.init(readsAhead: false)
-    }
-
-    /// The engine in process, with its store asking it to read ahead — to look up a presented code or
-    /// token while the rate limiter decides, as on PostgreSQL — when `readsAhead` is set.
-    package init(readsAhead: Bool) async throws {
         // Seeded: a run in process mints the same secrets every time, so its reports can be compared.
         var bytes = [UInt8](repeating: 0, count: 32)
         bytes.withUnsafeMutableBytes { SystemRandomSource().fill($0) }
         control = try await ConformanceControl(
             token: bytes.map { String(format: "%02x", $0) }.joined(),
             randomSource: { SeededRandomSource(seed: 0xC0FFEE) },
-            makeStore: { clients in
-                InMemoryGrantStore(clients: clients, overlapsLookupsWithAdmission: readsAhead)
-            }
+            makeStore: { clients in InMemoryGrantStore(clients: clients) }
         )
     }
 

@@ -138,10 +138,6 @@ public final class PostgresGrantStore: GrantStore, Sendable {
 
     // MARK: GrantStore
 
-    /// `true`: every lookup is a round trip to the server, which the engine overlaps with the rate
-    /// limiter's (one round trip less per exchange and refresh).
-    public var overlapsLookupsWithAdmission: Bool { true }
-
     public func client(_ id: ClientID) async throws -> Client? {
         clients[id]
     }

@@ -38,9 +38,6 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         self.base = base
     }
 
-    /// The base store's: a wrapper must not change how the engine drives its store.
-    public var overlapsLookupsWithAdmission: Bool { base.overlapsLookupsWithAdmission }
-
     /// Makes the next call of `operation` throw.
     public func failNext(_ operation: Operation) {
         failNext(anyOf: [operation])

@@ -1,11 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#if canImport(FoundationEssentials)
-import FoundationEssentials
-#else
-import Foundation
-#endif
-
 extension AuthEngine {
     /// Answers one request to `POST /api/v1/oauth/ios-session`.
     ///
@@ -26,60 +20,35 @@ extension AuthEngine {
             request: request,
             configuration: configuration,
             now: timeSource.now(),
-            randomSource: randomSource,
-            readsAhead: store.overlapsLookupsWithAdmission
+            randomSource: randomSource
         )
         let now = machine.now
-        // The result of a lookup run beside the admission, for the load action that names it.
-        var lookedAhead: (lookahead: ExchangeStateMachine.Lookahead, result: Result<LookedUp, any Error>)?
         var action = machine.start()
         while true {
             switch action {
-            case .admit(let key, let lookahead):
-                let decision: Result<RateLimitDecision, any Error>
-                if let lookahead {
-                    async let early = Self.lookUp(lookahead, in: store)
-                    decision = await Self.admit(key, at: now, by: rateLimiter)
-                    lookedAhead = (lookahead, await early)
-                } else {
-                    decision = await Self.admit(key, at: now, by: rateLimiter)
-                }
-                switch decision {
-                case .success(let decision):
+            case .admit(let key):
+                do {
+                    let decision = try await rateLimiter.admit(key, at: now)
                     if case .limited(let seconds) = decision {
                         observer.observe(.rateLimited(key: key, retryAfterSeconds: seconds))
                     }
                     action = machine.admitted(decision)
-                case .failure(let error):
+                } catch {
                     action = failed(.admitAttempt, error, &machine)
                 }
 
             case .loadCode(let digest):
-                let result: Result<LookedUp, any Error>
-                if let ahead = lookedAhead, ahead.lookahead == .code(digest) {
-                    result = ahead.result
-                    lookedAhead = nil
-                } else {
-                    result = await Self.lookUp(.code(digest), in: store)
-                }
-                switch result {
-                case .success(.code(let code)): action = machine.codeLoaded(code)
-                case .success(.refreshToken): preconditionFailure("a code lookup answered with a refresh token")
-                case .failure(let error): action = failed(.loadCode, error, &machine)
+                do {
+                    action = machine.codeLoaded(try await store.authorizationCode(digest))
+                } catch {
+                    action = failed(.loadCode, error, &machine)
                 }
 
             case .loadRefreshToken(let digest):
-                let result: Result<LookedUp, any Error>
-                if let ahead = lookedAhead, ahead.lookahead == .refreshToken(digest) {
-                    result = ahead.result
-                    lookedAhead = nil
-                } else {
-                    result = await Self.lookUp(.refreshToken(digest), in: store)
-                }
-                switch result {
-                case .success(.refreshToken(let lookup)): action = machine.refreshTokenLoaded(lookup)
-                case .success(.code): preconditionFailure("a refresh-token lookup answered with a code")
-                case .failure(let error): action = failed(.loadRefreshToken, error, &machine)
+                do {
+                    action = machine.refreshTokenLoaded(try await store.refreshToken(digest))
+                } catch {
+                    action = failed(.loadRefreshToken, error, &machine)
                 }
 
             case .checkAccount(let account):
@@ -155,38 +124,6 @@ extension AuthEngine {
                 }
                 return outcome
             }
-        }
-    }
-
-    /// What a lookup found.
-    enum LookedUp: Sendable {
-        case code(AuthorizationCode?)
-        case refreshToken(RefreshTokenLookup?)
-    }
-
-    private static func lookUp(
-        _ lookahead: ExchangeStateMachine.Lookahead,
-        in store: any GrantStore
-    ) async -> Result<LookedUp, any Error> {
-        do {
-            switch lookahead {
-            case .code(let digest): return .success(.code(try await store.authorizationCode(digest)))
-            case .refreshToken(let digest): return .success(.refreshToken(try await store.refreshToken(digest)))
-            }
-        } catch {
-            return .failure(error)
-        }
-    }
-
-    private static func admit(
-        _ key: RateLimitKey,
-        at now: Date,
-        by rateLimiter: any RateLimiter
-    ) async -> Result<RateLimitDecision, any Error> {
-        do {
-            return .success(try await rateLimiter.admit(key, at: now))
-        } catch {
-            return .failure(error)
         }
     }
 

@@ -45,10 +45,8 @@ import Foundation
 /// ```
 struct ExchangeStateMachine {
     enum Action {
-        /// Ask the rate limiter to admit an attempt for this key — and, when the machine reads ahead,
-        /// look up what the body presents while the limiter decides: the load action that follows an
-        /// admission then names the same record, and the driver may answer it with that lookup's result.
-        case admit(RateLimitKey, lookahead: Lookahead?)
+        /// Ask the rate limiter to admit an attempt for this key.
+        case admit(RateLimitKey)
         /// Load the authorization code with this digest.
         case loadCode(SecretDigest)
         /// Load the refresh token with this digest and its grant.
@@ -73,22 +71,6 @@ struct ExchangeStateMachine {
         case respond(ExchangeOutcome)
     }
 
-    /// A lookup the driver may run beside the rate limiter's admission: a read, which changes nothing, so
-    /// running it for a request the limiter then refuses leaves the store as it was.
-    enum Lookahead: Equatable, Sendable {
-        case code(SecretDigest)
-        case refreshToken(SecretDigest)
-    }
-
-    /// What the machine reads from an admitted request before it touches the store: the screening and
-    /// parsing refusal, or what to load. Read after the admission, or — when reading ahead — before it,
-    /// and acted on only after it, so that a limited request is refused for its limit first either way.
-    enum Reading {
-        case refusal(RefusalReason)
-        case code(ExchangeRequest.AuthorizationCode, SecretDigest)
-        case refreshToken(ExchangeRequest.RefreshToken, SecretDigest)
-    }
-
     /// A refresh in progress: the token presented and the current token the rotation must find.
     struct RefreshAttempt {
         var presented: SecretDigest
@@ -101,7 +83,7 @@ struct ExchangeStateMachine {
 
     enum State {
         case initial(EndpointRequest)
-        case admitting(EndpointRequest, Reading?)
+        case admitting(EndpointRequest)
         case loadingCode(ExchangeRequest.AuthorizationCode, SecretDigest)
         case checkingCodeAccount(SecretDigest, GrantPlan)
         case redeemingCode(GrantPlan, MintedGrant)
@@ -121,22 +103,12 @@ struct ExchangeStateMachine {
     let now: Date
     /// Where the secrets the machine's actions carry come from.
     let randomSource: any RandomSource
-    /// Whether to read the body before the rate limiter answers, so that the driver can look up the
-    /// presented code or token beside the admission (``GrantStore/overlapsLookupsWithAdmission``).
-    let readsAhead: Bool
     var state: State
 
-    init(
-        request: EndpointRequest,
-        configuration: EngineConfiguration,
-        now: Date,
-        randomSource: any RandomSource,
-        readsAhead: Bool = false
-    ) {
+    init(request: EndpointRequest, configuration: EngineConfiguration, now: Date, randomSource: any RandomSource) {
         self.configuration = configuration
         self.now = now
         self.randomSource = randomSource
-        self.readsAhead = readsAhead
         self.state = .initial(request)
     }
 
@@ -146,66 +118,40 @@ struct ExchangeStateMachine {
     mutating func start() -> Action {
         guard case .initial(let request) = state else { preconditionFailure("start() called in \(state)") }
         guard request.isPost else { return refuse(.methodNotAllowed) }
-        let key = RateLimitKey.peer(request.peerAddress, ipv6PrefixLength: configuration.rateLimitIPv6PrefixLength)
-        guard readsAhead else {
-            state = .admitting(request, nil)
-            return .admit(key, lookahead: nil)
-        }
-        let reading = Self.read(request, configuration: configuration)
-        state = .admitting(request, reading)
-        switch reading {
-        case .refusal: return .admit(key, lookahead: nil)
-        case .code(_, let digest): return .admit(key, lookahead: .code(digest))
-        case .refreshToken(_, let digest): return .admit(key, lookahead: .refreshToken(digest))
-        }
+        state = .admitting(request)
+        return .admit(.peer(request.peerAddress, ipv6PrefixLength: configuration.rateLimitIPv6PrefixLength))
     }
 
-    /// The rate limiter answered. A limited request is refused for its limit, whatever its body, and
-    /// nothing is written for it (RFC 6585 §4; T-2); an admitted one is screened and parsed — or was,
-    /// when reading ahead — and the store asked for what it presents.
+    /// The rate limiter answered. A limited request is refused before the body is read or the store is
+    /// touched (RFC 6585 §4); an admitted one is screened and parsed.
     mutating func admitted(_ decision: RateLimitDecision) -> Action {
-        guard case .admitting(let request, let early) = state else {
-            preconditionFailure("admitted(_:) called in \(state)")
-        }
+        guard case .admitting(let request) = state else { preconditionFailure("admitted(_:) called in \(state)") }
         if case .limited(let seconds) = decision {
             // A custom limiter's answer is clamped: Retry-After is at least one second (RFC 9110 §10.2.3).
             return refuse(.rateLimited(retryAfterSeconds: max(1, seconds)))
         }
-        switch early ?? Self.read(request, configuration: configuration) {
-        case .refusal(let reason):
-            return refuse(reason)
-        case .code(let exchange, let digest):
-            state = .loadingCode(exchange, digest)
-            return .loadCode(digest)
-        case .refreshToken(let exchange, let digest):
-            state = .loadingRefreshToken(exchange, digest)
-            return .loadRefreshToken(digest)
-        }
-    }
-
-    /// Screens and parses a request, and takes the digest of the secret it presents (§4's order: the
-    /// method was checked before the limiter; screening, then the body).
-    static func read(_ request: EndpointRequest, configuration: EngineConfiguration) -> Reading {
         if let error = request.screeningError(configuration: configuration) {
-            return .refusal(error.reason)
+            return refuse(error.reason)
         }
         let parsed: ExchangeRequest
         do {
             parsed = try ExchangeRequest.parse(request.body, configuration: configuration)
         } catch {
-            return .refusal(error.reason)
+            return refuse(error.reason)
         }
         switch parsed {
         case .authorizationCode(let exchange):
             guard let digest = OpaqueToken.presentedDigest(exchange.code, as: .authorizationCode) else {
-                return .refusal(.codeNotFound)
+                return refuse(.codeNotFound)
             }
-            return .code(exchange, digest)
+            state = .loadingCode(exchange, digest)
+            return .loadCode(digest)
         case .refreshToken(let exchange):
             guard let digest = OpaqueToken.presentedDigest(exchange.refreshToken, as: .refreshToken) else {
-                return .refusal(.refreshTokenNotFound)
+                return refuse(.refreshTokenNotFound)
             }
-            return .refreshToken(exchange, digest)
+            state = .loadingRefreshToken(exchange, digest)
+            return .loadRefreshToken(digest)
         }
     }
 

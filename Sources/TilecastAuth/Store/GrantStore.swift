@@ -163,18 +163,4 @@ public protocol GrantStore: Sendable {
     /// A record may be removed once `now` is at or after its expiry — for a redeemed code, its grant's
     /// expiry. Removing an expired record must never change an answer the engine gives.
     func removeExpired(at now: Date) async throws -> Int
-
-    /// Whether the engine should look up the code or refresh token a request presents while the rate
-    /// limiter decides on the request, instead of after.
-    ///
-    /// For a store whose reads are round trips to a server, the two waits then overlap: an exchange or a
-    /// refresh takes one round trip less. The lookup is a read and changes nothing, and the engine still
-    /// answers in the specified order — a request the limiter refuses is refused for that, whatever its
-    /// body — but each request the limiter refuses then costs the store a read it would not have made.
-    /// The default is `false`: in memory, a concurrent task costs more than the lookup it would overlap.
-    var overlapsLookupsWithAdmission: Bool { get }
-}
-
-extension GrantStore {
-    public var overlapsLookupsWithAdmission: Bool { false }
 }

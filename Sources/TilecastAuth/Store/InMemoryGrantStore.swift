@@ -28,25 +28,11 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     }
 
     private let storage: LockedValue<InMemoryGrantStorage>
-    private let readsAheadForTesting: Bool
 
     /// Creates an empty store that knows `clients`.
     public init(clients: [Client]) {
         self.storage = LockedValue(InMemoryGrantStorage(clients: clients))
-        self.readsAheadForTesting = false
     }
-
-    /// An empty store that asks the engine to overlap its lookups with the rate limiter's admission, as a
-    /// database-backed store does: for running the engine's read-ahead path against the in-memory store
-    /// in the package's own tests and conformance runs.
-    package init(clients: [Client], overlapsLookupsWithAdmission: Bool) {
-        self.storage = LockedValue(InMemoryGrantStorage(clients: clients))
-        self.readsAheadForTesting = overlapsLookupsWithAdmission
-    }
-
-    /// `false`: a lookup in memory costs less than the concurrent task that would overlap it with the
-    /// rate limiter.
-    public var overlapsLookupsWithAdmission: Bool { readsAheadForTesting }
 
     /// Creates an empty store that knows `clients`, with room reserved for `expectedLiveGrants` grants
     /// and their codes, tokens and sessions.
@@ -58,14 +44,12 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         var storage = InMemoryGrantStorage(clients: clients)
         storage.reserveCapacity(liveGrants: max(0, expectedLiveGrants))
         self.storage = LockedValue(storage)
-        self.readsAheadForTesting = false
     }
 
     /// Creates a store holding exactly the records of `snapshot` — for tests and fuzzing that start many
     /// runs from one prepared state.
     public init(clients: [Client], snapshot: Snapshot) {
         self.storage = LockedValue(InMemoryGrantStorage(clients: clients, snapshot: snapshot))
-        self.readsAheadForTesting = false
     }
 
     /// Entries in the schedule of records to remove, and the records themselves: for the tests of its bound.

@@ -239,20 +239,4 @@ struct ScenarioRunnerTests {
             #expect(result.passed, "\(scenario.name): \(result.failures)")
         }
     }
-
-    /// The whole suite again with the engine reading ahead, as it does on PostgreSQL: the lookup beside the
-    /// admission must change no answer, no event and no record any scenario checks.
-    @Test("Every scenario passes with the engine reading ahead")
-    func everyScenarioPassesReadingAhead() async throws {
-        let root = URL(fileURLWithPath: #filePath)
-            .deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().deletingLastPathComponent()
-        let suite = try ConformanceSuite(paths: [root.appendingPathComponent("Docs/Conformance/scenarios").path])
-        #expect(suite.scenarios.count >= 150)
-        let runner = try await ScenarioRunner(target: try await InProcessTarget(readsAhead: true))
-        for scenario in suite.scenarios {
-            let result = await runner.run(scenario)
-            #expect(result.passed, "\(scenario.name): \(result.failures)")
-        }
-    }
 }

@@ -6,7 +6,7 @@ import TilecastAuthTesting
 
 @testable import TilecastAuth
 
-/// Rules T-2 and L-1: 429 with Retry-After, decided before anything is written.
+/// Rules T-2 and L-1: 429 with Retry-After, decided before the store is touched.
 struct RateLimitTests {
     @Test("Past the limit a peer gets 429 with Retry-After in seconds, and the store is untouched")
     func limited() async throws {

@@ -7,7 +7,7 @@
 extension ExchangeStateMachine.Action: Equatable {
     static func == (lhs: Self, rhs: Self) -> Bool {
         switch (lhs, rhs) {
-        case (.admit(let a, let aheadA), .admit(let b, let aheadB)): a == b && aheadA == aheadB
+        case (.admit(let a), .admit(let b)): a == b
         case (.loadCode(let a), .loadCode(let b)): a == b
         case (.loadRefreshToken(let a), .loadRefreshToken(let b)): a == b
         case (.checkAccount(let a), .checkAccount(let b)): a == b

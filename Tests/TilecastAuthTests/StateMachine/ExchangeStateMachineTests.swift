@@ -15,8 +15,7 @@ struct ExchangeStateMachineTests {
 
     private func machine(
         body: String,
-        configuration: EngineConfiguration = EngineConfiguration(),
-        readsAhead: Bool = false
+        configuration: EngineConfiguration = EngineConfiguration()
     ) -> ExchangeStateMachine {
         ExchangeStateMachine(
             request: EndpointRequest(
@@ -27,8 +26,7 @@ struct ExchangeStateMachineTests {
             ),
             configuration: configuration,
             now: Self.now,
-            randomSource: SeededRandomSource(),
-            readsAhead: readsAhead
+            randomSource: SeededRandomSource()
         )
     }
 
@@ -67,33 +65,11 @@ struct ExchangeStateMachineTests {
         return nil
     }
 
-    @Test("Reading ahead, the admission names the lookup to overlap; a body that cannot be read names none")
-    func readingAhead() throws {
-        let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
-        var ahead = machine(body: codeBody(code), readsAhead: true)
-        #expect(ahead.start() == .admit(.peer("192.0.2.1"), lookahead: .code(code.digest)))
-        #expect(ahead.admitted(.admitted) == .loadCode(code.digest))
-
-        var limited = machine(body: codeBody(code), readsAhead: true)
-        _ = limited.start()
-        #expect(refusal(limited.admitted(.limited(retryAfterSeconds: 4))) == .rateLimited(retryAfterSeconds: 4))
-
-        var unreadable = machine(body: "{", readsAhead: true)
-        #expect(unreadable.start() == .admit(.peer("192.0.2.1"), lookahead: nil))
-        var plain = machine(body: "{")
-        _ = plain.start()
-        #expect(refusal(unreadable.admitted(.admitted)) == refusal(plain.admitted(.admitted)))
-        #expect(
-            refusal(machine(body: "{", readsAhead: true).admittedAfterStart(.limited(retryAfterSeconds: 2)))
-                == .rateLimited(retryAfterSeconds: 2)
-        )
-    }
-
     @Test("A code exchange asks the limiter, loads the code, checks the account, then redeems")
     func codeHappyPath() throws {
         let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
         var machine = machine(body: codeBody(code))
-        #expect(machine.start() == .admit(.peer("192.0.2.1"), lookahead: nil))
+        #expect(machine.start() == .admit(.peer("192.0.2.1")))
         #expect(machine.admitted(.admitted) == .loadCode(code.digest))
         #expect(machine.codeLoaded(storedCode(code)) == .checkAccount("a"))
         guard case .redeemCode(let redeemed, let issuance) = machine.accountChecked(.active) else {
@@ -346,14 +322,5 @@ struct ExchangeStateMachineTests {
         }
         #expect(credential?.refreshToken.digest == minted.refreshToken.digest)
         #expect(cookie == nil)
-    }
-}
-
-extension ExchangeStateMachine {
-    /// `start()`, then `admitted(decision)`: the answer to the admission.
-    fileprivate func admittedAfterStart(_ decision: RateLimitDecision) -> Action {
-        var machine = self
-        _ = machine.start()
-        return machine.admitted(decision)
     }
 }

@@ -34,10 +34,9 @@ struct Harness {
     init(
         configuration: EngineConfiguration = EngineConfiguration(),
         rateLimiter: any RateLimiter = InMemoryRateLimiter(capacity: 100_000),
-        seed: UInt64 = 0x5EED,
-        readsAhead: Bool = false
+        seed: UInt64 = 0x5EED
     ) throws {
-        memory = InMemoryGrantStore(clients: Self.clients, overlapsLookupsWithAdmission: readsAhead)
+        memory = InMemoryGrantStore(clients: Self.clients)
         faults = FaultInjectingStore(memory)
         accounts = InMemoryAccountDirectory(activeAccounts: [Self.account, "account-8"])
         clock = ManualTimeSource()
