@@ -51,10 +51,9 @@ public struct SessionCookie: Sendable {
                 var text = text
                 text.withUTF8 { utf8 in
                     precondition(buffer.count - count >= utf8.count, "SessionCookie: the value outgrew its capacity")
-                    for byte in utf8 {
-                        buffer[count] = byte
-                        count += 1
-                    }
+                    guard let source = utf8.baseAddress, let target = buffer.baseAddress else { return }
+                    (target + count).update(from: source, count: utf8.count)
+                    count += utf8.count
                 }
             }
             append(name)
