@@ -100,12 +100,11 @@ struct SHA256Tests {
     /// The processor's implementation against the portable one on every length from 0 to 256 bytes, four
     /// blocks, each with bytes of its own — and with the input at every alignment within 16 bytes, since
     /// the hardware path loads unaligned words.
-    @Test("The processor's SHA-256 agrees with the portable one on every length and alignment")
-    func hardwareAgreesWithPortable() throws {
-        try #require(
-            SHA256.implementation == .hardware,
-            "this processor has no SHA instructions; the portable implementation is the only one"
-        )
+    @Test(
+        "The processor's SHA-256 agrees with the portable one on every length and alignment",
+        .enabled(if: SHA256.implementation == .hardware, "this processor has no SHA instructions")
+    )
+    func hardwareAgreesWithPortable() {
         var generator = SystemRandomNumberGenerator()
         var buffer = [UInt8](repeating: 0, count: 256 + 16)
         for length in 0...256 {
