@@ -10,117 +10,132 @@ import Foundation
 ///
 /// Every method runs to completion inside the store's lock, which is what makes each
 /// ``GrantStore`` operation atomic. Nothing here suspends.
+///
+/// Records of each kind sit in a ``RecordTable``. Expired records are removed by sweeping: every write
+/// looks at ``sweepBudgetPerWrite`` records of each table on its way out, removing those that are due,
+/// so memory follows the live set without a pause to sweep everything and without a schedule that costs
+/// memory of its own. A table of `n` records is swept whole every `n / 16` writes, so the records that
+/// are due but not yet removed are at most the number written in that time: a sixteenth of the table
+/// for each record a write adds.
 struct InMemoryGrantStorage: Sendable {
-    /// Which record an expiry entry points at.
-    enum RecordKey: Sendable {
-        case code(SecretDigest)
-        case grant(GrantID)
-        case refreshToken(SecretDigest)
-        case accessToken(SecretDigest)
-        case session(SecretDigest)
-        case accountRevocation(AccountID)
-    }
-
-    /// How many due records each write removes on its way out, so that memory follows the live set
-    /// without a pause to sweep everything.
-    static let removalsPerWrite = 8
+    /// How many records of each table a write looks at, removing the due ones, on its way out.
+    static let sweepBudgetPerWrite = 16
+    /// How many account revocations a write removes, at most, once their retention has passed.
+    static let revocationRemovalsPerWrite = 8
 
     var clients: [ClientID: Client]
-    var codes: [SecretDigest: AuthorizationCode] = [:]
-    var grants: [GrantID: Grant] = [:]
-    var refreshTokens: [SecretDigest: RefreshToken] = [:]
-    var accessTokens: [SecretDigest: AccessToken] = [:]
-    var sessions: [SecretDigest: StudioSession] = [:]
+    var codes = RecordTable<StoredCode>()
+    var grants = RecordTable<Grant>()
+    var refreshTokens = RecordTable<RefreshToken>()
+    var accessTokens = RecordTable<AccessToken>()
+    var sessions = RecordTable<StudioSession>()
     /// When each account last had all its grants revoked, for ``TokenLifetimes/maximumAuthorizationCode``.
     var accountRevocations: [AccountID: Date] = [:]
-    var expiries = ExpiryQueue<RecordKey>()
+    /// When each account revocation may be forgotten. Revocations are rare, so a schedule is cheap here.
+    var revocationExpiries = ExpiryQueue<AccountID>()
 
     init(clients: [Client]) {
         self.clients = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
     }
 
-    /// Storage holding exactly the records of `snapshot`, each scheduled for removal at its expiry.
+    /// Storage holding exactly the records of `snapshot`.
     init(clients: [Client], snapshot: InMemoryGrantStore.Snapshot) {
         self.init(clients: clients)
-        codes = snapshot.codes
-        grants = snapshot.grants
-        refreshTokens = snapshot.refreshTokens
-        accessTokens = snapshot.accessTokens
-        sessions = snapshot.sessions
+        codes.reserveCapacity(snapshot.codes.count)
+        grants.reserveCapacity(snapshot.grants.count)
+        refreshTokens.reserveCapacity(snapshot.refreshTokens.count)
+        accessTokens.reserveCapacity(snapshot.accessTokens.count)
+        sessions.reserveCapacity(snapshot.sessions.count)
+        for grant in snapshot.grants.values {
+            grants.upsert(grant, dueAt: grant.expiresAt)
+        }
+        for code in snapshot.codes.values {
+            codes.upsert(StoredCode(code: code), dueAt: retention(of: code))
+        }
+        for token in snapshot.refreshTokens.values {
+            refreshTokens.upsert(token, dueAt: token.expiresAt)
+        }
+        for token in snapshot.accessTokens.values {
+            accessTokens.upsert(token, dueAt: token.expiresAt)
+        }
+        for session in snapshot.sessions.values {
+            sessions.upsert(session, dueAt: session.expiresAt)
+        }
         accountRevocations = snapshot.accountRevocations
-        rebuildExpiries()
+        for (account, revokedAt) in snapshot.accountRevocations {
+            revocationExpiries.schedule(account, at: Self.revocationRetention(from: revokedAt))
+        }
     }
 
-    /// Records of every kind held now: the number of entries a freshly built expiry queue has.
+    /// Every record, as dictionaries keyed the way the store finds them.
+    var snapshot: InMemoryGrantStore.Snapshot {
+        func dictionary<Record: TableRecord>(_ table: RecordTable<Record>) -> [Record.Key: Record] {
+            Dictionary(uniqueKeysWithValues: table.records.map { ($0.key, $0) })
+        }
+        return InMemoryGrantStore.Snapshot(
+            codes: Dictionary(uniqueKeysWithValues: codes.records.map { ($0.key, $0.code) }),
+            grants: dictionary(grants),
+            refreshTokens: dictionary(refreshTokens),
+            accessTokens: dictionary(accessTokens),
+            sessions: dictionary(sessions),
+            accountRevocations: accountRevocations
+        )
+    }
+
+    /// Records of every kind held now.
     var recordCount: Int {
         codes.count + grants.count + refreshTokens.count + accessTokens.count + sessions.count
             + accountRevocations.count
     }
 
-    /// Schedules every record at its expiry in a new queue, dropping the entries of records that are gone.
-    private mutating func rebuildExpiries() {
-        var queue = ExpiryQueue<RecordKey>()
-        queue.reserveCapacity(recordCount)
-        for code in codes.values {
-            let retention = code.redemption.flatMap { grants[$0.grant]?.expiresAt } ?? code.expiresAt
-            queue.schedule(.code(code.digest), at: retention)
-        }
-        for grant in grants.values {
-            queue.schedule(.grant(grant.id), at: grant.expiresAt)
-        }
-        for token in refreshTokens.values {
-            queue.schedule(.refreshToken(token.digest), at: token.expiresAt)
-        }
-        for token in accessTokens.values {
-            queue.schedule(.accessToken(token.digest), at: token.expiresAt)
-        }
-        for session in sessions.values {
-            queue.schedule(.session(session.digest), at: session.expiresAt)
-        }
-        for (account, revokedAt) in accountRevocations {
-            queue.schedule(.accountRevocation(account), at: Self.revocationRetention(from: revokedAt))
-        }
-        expiries = queue
+    /// When a code may go: at its expiry while unredeemed; once redeemed, not before its grant expires,
+    /// so that a replay can still revoke the grant.
+    private func retention(of code: AuthorizationCode) -> Date {
+        code.redemption.flatMap { grants[$0.grant]?.expiresAt } ?? code.expiresAt
     }
 
     /// Reserves room for `liveGrants` grants, each with a redeemed code, an access token, a refresh
-    /// token, a session and their expiry entries.
+    /// token and a session, and for a quarter as many again of each: records due but not yet swept,
+    /// rotated refresh tokens, codes not yet redeemed. A store sized exactly would grow its indexes on
+    /// the first write past the expected size.
     mutating func reserveCapacity(liveGrants: Int) {
-        codes.reserveCapacity(liveGrants)
-        grants.reserveCapacity(liveGrants)
-        refreshTokens.reserveCapacity(liveGrants)
-        accessTokens.reserveCapacity(liveGrants)
-        sessions.reserveCapacity(liveGrants)
-        expiries.reserveCapacity(liveGrants * 6)
+        let records = liveGrants + liveGrants / 4
+        codes.reserveCapacity(records)
+        grants.reserveCapacity(records)
+        refreshTokens.reserveCapacity(records)
+        accessTokens.reserveCapacity(records)
+        sessions.reserveCapacity(records)
     }
 
     // MARK: Writes
 
     mutating func insertCode(_ code: AuthorizationCode) {
-        codes[code.digest] = code
-        expiries.schedule(.code(code.digest), at: code.expiresAt)
-        removeDue(at: code.issuedAt, limit: Self.removalsPerWrite)
+        codes.upsert(StoredCode(code: code), dueAt: code.expiresAt)
+        sweep(at: code.issuedAt)
     }
 
     mutating func redeemCode(_ digest: SecretDigest, issuing issuance: GrantIssuance, at now: Date) -> CodeRedemption {
-        guard var code = codes[digest], now < code.expiresAt || code.redemption != nil else { return .notFound }
+        guard let position = codes.position(of: digest) else { return .notFound }
+        let code = codes[position: position].code
+        guard now < code.expiresAt || code.redemption != nil else { return .notFound }
         if let redemption = code.redemption {
             return .alreadyRedeemed(grant: redemption.grant)
         }
         guard !isRevoked(code.account, atOrAfter: code.issuedAt) else { return .notFound }
-        code.redemption = AuthorizationCode.Redemption(grant: issuance.grant.id, redeemedAt: now)
-        codes[digest] = code
+        codes.modify(at: position) {
+            $0.code.redemption = AuthorizationCode.Redemption(grant: issuance.grant.id, redeemedAt: now)
+        }
         // A redeemed code stays until its grant expires, so that a replay can still revoke the grant.
-        expiries.schedule(.code(digest), at: issuance.grant.expiresAt)
+        codes.setDue(at: position, issuance.grant.expiresAt)
         store(issuance)
-        removeDue(at: now, limit: Self.removalsPerWrite)
+        sweep(at: now)
         return .redeemed
     }
 
     mutating func createGrant(_ issuance: GrantIssuance) -> GrantCreation {
         guard !isRevoked(issuance.grant.account, atOrAfter: issuance.authenticatedAt) else { return .accountRevoked }
         store(issuance)
-        removeDue(at: issuance.grant.createdAt, limit: Self.removalsPerWrite)
+        sweep(at: issuance.grant.createdAt)
         return .created
     }
 
@@ -131,9 +146,13 @@ struct InMemoryGrantStorage: Sendable {
         accessToken: AccessToken,
         at now: Date
     ) -> RefreshRotation {
-        guard var presentedToken = refreshTokens[presented], var grant = grants[presentedToken.grant] else {
+        guard let presentedPosition = refreshTokens.position(of: presented),
+            let grantPosition = grants.position(of: refreshTokens[position: presentedPosition].grant)
+        else {
             return .notFound
         }
+        var presentedToken = refreshTokens[position: presentedPosition]
+        let grant = grants[position: grantPosition]
         guard grant.isLive(at: now) else { return .grantNotLive }
         guard grant.currentRefreshToken == current else {
             return .superseded(current: RefreshTokenLookup(token: presentedToken, grant: grant))
@@ -142,47 +161,49 @@ struct InMemoryGrantStorage: Sendable {
             presentedToken.state = .rotated(rotatedAt: now, successor: successor.digest)
         } else {
             guard case .rotated(let rotatedAt, let expected) = presentedToken.state, expected == current,
-                var retired = refreshTokens[current]
+                let retiredPosition = refreshTokens.position(of: current)
             else {
                 return .superseded(current: RefreshTokenLookup(token: presentedToken, grant: grant))
             }
             presentedToken.state = .rotated(rotatedAt: rotatedAt, successor: successor.digest)
-            retired.state = .retired(retiredAt: now)
-            refreshTokens[current] = retired
+            refreshTokens.modify(at: retiredPosition) { $0.state = .retired(retiredAt: now) }
         }
-        refreshTokens[presented] = presentedToken
-        refreshTokens[successor.digest] = successor
-        expiries.schedule(.refreshToken(successor.digest), at: successor.expiresAt)
-        self.accessTokens[accessToken.digest] = accessToken
-        expiries.schedule(.accessToken(accessToken.digest), at: accessToken.expiresAt)
-        grant.currentRefreshToken = successor.digest
-        grants[grant.id] = grant
-        removeDue(at: now, limit: Self.removalsPerWrite)
+        refreshTokens.modify(at: presentedPosition) { $0 = presentedToken }
+        refreshTokens.upsert(successor, dueAt: successor.expiresAt)
+        accessTokens.upsert(accessToken, dueAt: accessToken.expiresAt)
+        grants.modify(at: grantPosition) { $0.currentRefreshToken = successor.digest }
+        sweep(at: now)
         return .rotated
     }
 
     mutating func replaceSession(of grantID: GrantID, with session: StudioSession, at now: Date) -> SessionReplacement {
-        guard var grant = grants[grantID], grant.isLive(at: now) else { return .grantNotLive }
-        let previous = grant.session
-        if let previous {
-            sessions[previous] = nil
+        guard let grantPosition = grants.position(of: grantID), grants[position: grantPosition].isLive(at: now) else {
+            return .grantNotLive
         }
-        sessions[session.digest] = session
-        expiries.schedule(.session(session.digest), at: session.expiresAt)
-        grant.session = session.digest
-        grants[grantID] = grant
-        removeDue(at: now, limit: Self.removalsPerWrite)
+        let previous = grants[position: grantPosition].session
+        if let previous {
+            sessions.remove(previous)
+        }
+        sessions.upsert(session, dueAt: session.expiresAt)
+        grants.modify(at: grantPosition) { $0.session = session.digest }
+        sweep(at: now)
         return .replaced(previous: previous)
     }
 
     mutating func revokeGrant(_ grantID: GrantID, reason: RevocationReason, at now: Date) -> GrantRevocation {
-        guard var grant = grants[grantID], now < grant.expiresAt else { return .notFound }
+        guard let position = grants.position(of: grantID), now < grants[position: position].expiresAt else {
+            return .notFound
+        }
+        let grant = grants[position: position]
         guard grant.revocation == nil else { return .alreadyRevoked(grant) }
-        grant.revocation = Grant.Revocation(revokedAt: now, reason: reason)
-        grants[grantID] = grant
-        // No removal of due records here: a refused request whose only write is the revocation a replay
-        // or reuse demands must leave every other record exactly as it was.
-        return .revoked(grant)
+        // No sweep here: a refused request whose only write is the revocation a replay or reuse demands
+        // must leave every other record exactly as it was.
+        return .revoked(
+            grants.modify(at: position) {
+                $0.revocation = Grant.Revocation(revokedAt: now, reason: reason)
+                return $0
+            }
+        )
     }
 
     mutating func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) -> [Grant] {
@@ -190,18 +211,21 @@ struct InMemoryGrantStorage: Sendable {
             // A later revocation is already recorded, and its removal already scheduled.
         } else {
             accountRevocations[account] = now
-            expiries.schedule(.accountRevocation(account), at: Self.revocationRetention(from: now))
+            revocationExpiries.schedule(account, at: Self.revocationRetention(from: now))
         }
-        let unredeemed = codes.values.filter { $0.account == account && $0.redemption == nil }.map(\.digest)
-        for digest in unredeemed {
-            codes[digest] = nil
+        let unredeemed = codes.records.filter { $0.code.account == account && $0.code.redemption == nil }
+        for code in unredeemed {
+            codes.remove(code.key)
         }
-        let live = grants.values.filter { $0.account == account && $0.isLive(at: now) }
         var revoked: [Grant] = []
-        for var grant in live {
-            grant.revocation = Grant.Revocation(revokedAt: now, reason: reason)
-            grants[grant.id] = grant
-            revoked.append(grant)
+        for position in grants.records.indices
+        where grants[position: position].account == account && grants[position: position].isLive(at: now) {
+            revoked.append(
+                grants.modify(at: position) {
+                    $0.revocation = Grant.Revocation(revokedAt: now, reason: reason)
+                    return $0
+                }
+            )
         }
         return revoked.sorted { $0.createdAt < $1.createdAt }
     }
@@ -219,75 +243,87 @@ struct InMemoryGrantStorage: Sendable {
 
     private mutating func store(_ issuance: GrantIssuance) {
         let grant = issuance.grant
-        grants[grant.id] = grant
-        expiries.schedule(.grant(grant.id), at: grant.expiresAt)
+        grants.upsert(grant, dueAt: grant.expiresAt)
         if let token = issuance.accessToken {
-            accessTokens[token.digest] = token
-            expiries.schedule(.accessToken(token.digest), at: token.expiresAt)
+            accessTokens.upsert(token, dueAt: token.expiresAt)
         }
         if let token = issuance.refreshToken {
-            refreshTokens[token.digest] = token
-            expiries.schedule(.refreshToken(token.digest), at: token.expiresAt)
+            refreshTokens.upsert(token, dueAt: token.expiresAt)
         }
         if let session = issuance.session {
-            sessions[session.digest] = session
-            expiries.schedule(.session(session.digest), at: session.expiresAt)
+            sessions.upsert(session, dueAt: session.expiresAt)
         }
     }
 
     // MARK: Expiry
 
-    /// Removes up to `limit` records that are due at `now`, and returns how many it removed.
-    ///
-    /// Also keeps the expiry queue within reach of the records: an entry whose record went early — a
-    /// session a refresh replaced, a code an account revocation removed — stays until its time comes,
-    /// which for a session is its whole lifetime. Once the queue holds more than twice the records plus
-    /// 1,024 entries, it is rebuilt from the records, in time linear in them; at least as many writes as
-    /// there are records come between two rebuilds, so the cost per write stays constant on average.
-    @discardableResult
-    mutating func removeDue(at now: Date, limit: Int) -> Int {
-        var removed = 0
-        while removed < limit, let key = expiries.popDue(at: now) {
-            if removeIfExpired(key, at: now) {
-                removed += 1
-            }
-        }
-        if expiries.count > 2 * recordCount + Self.staleEntryAllowance {
-            rebuildExpiries()
-        }
-        return removed
+    /// The sweep every write ends with: ``sweepBudgetPerWrite`` records of each table.
+    private mutating func sweep(at now: Date) {
+        removeDue(at: now, budget: Self.sweepBudgetPerWrite, revocations: Self.revocationRemovalsPerWrite)
     }
 
-    /// Entries for records already gone that the expiry queue may hold beyond twice the records.
-    static let staleEntryAllowance = 1024
+    /// Removes every record that is due at `now`, and returns how many it removed.
+    mutating func removeAllDue(at now: Date) -> Int {
+        codes.rewindSweep()
+        grants.rewindSweep()
+        refreshTokens.rewindSweep()
+        accessTokens.rewindSweep()
+        sessions.rewindSweep()
+        return removeDue(at: now, budget: .max, revocations: .max)
+    }
 
-    private mutating func removeIfExpired(_ key: RecordKey, at now: Date) -> Bool {
-        switch key {
-        case .code(let digest):
-            guard let code = codes[digest] else { return false }
-            if let redemption = code.redemption, let grant = grants[redemption.grant], now < grant.expiresAt {
-                return false
+    /// Looks at up to `budget` records of each table and removes the due ones, and up to `revocations`
+    /// account revocations whose retention has passed.
+    @discardableResult
+    private mutating func removeDue(at now: Date, budget: Int, revocations: Int) -> Int {
+        var removed = 0
+        do {
+            // Codes first: a redeemed code's due time is its grant's expiry, checked against the grant
+            // while the grant is still there to be read. The copy only shares the grants' buffers, and it
+            // ends with this block, before the grants are swept.
+            let grants = self.grants
+            removed += codes.sweep(at: now, budget: budget) { stored in
+                let code = stored.code
+                if let redemption = code.redemption, let grant = grants[redemption.grant], now < grant.expiresAt {
+                    return false
+                }
+                return code.redemption != nil || code.expiresAt <= now
             }
-            guard code.redemption != nil || code.expiresAt <= now else { return false }
-            codes[digest] = nil
-        case .grant(let id):
-            guard let grant = grants[id], grant.expiresAt <= now else { return false }
-            grants[id] = nil
-        case .refreshToken(let digest):
-            guard let token = refreshTokens[digest], token.expiresAt <= now else { return false }
-            refreshTokens[digest] = nil
-        case .accessToken(let digest):
-            guard let token = accessTokens[digest], token.expiresAt <= now else { return false }
-            accessTokens[digest] = nil
-        case .session(let digest):
-            guard let session = sessions[digest], session.expiresAt <= now else { return false }
-            sessions[digest] = nil
-        case .accountRevocation(let account):
+        }
+        removed += grants.sweep(at: now, budget: budget) { $0.expiresAt <= now }
+        removed += refreshTokens.sweep(at: now, budget: budget) { $0.expiresAt <= now }
+        removed += accessTokens.sweep(at: now, budget: budget) { $0.expiresAt <= now }
+        removed += sessions.sweep(at: now, budget: budget) { $0.expiresAt <= now }
+        var forgotten = 0
+        while forgotten < revocations, let account = revocationExpiries.popDue(at: now) {
             guard let revokedAt = accountRevocations[account], Self.revocationRetention(from: revokedAt) <= now else {
-                return false
+                continue
             }
             accountRevocations[account] = nil
+            forgotten += 1
         }
-        return true
+        return removed + forgotten
     }
+}
+
+/// An authorization code as the in-memory store keeps it.
+struct StoredCode: TableRecord {
+    var code: AuthorizationCode
+    var key: SecretDigest { code.digest }
+}
+
+extension Grant: TableRecord {
+    var key: GrantID { id }
+}
+
+extension RefreshToken: TableRecord {
+    var key: SecretDigest { digest }
+}
+
+extension AccessToken: TableRecord {
+    var key: SecretDigest { digest }
+}
+
+extension StudioSession: TableRecord {
+    var key: SecretDigest { digest }
 }

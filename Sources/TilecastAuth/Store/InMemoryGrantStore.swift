@@ -37,9 +37,9 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     /// Creates an empty store that knows `clients`, with room reserved for `expectedLiveGrants` grants
     /// and their codes, tokens and sessions.
     ///
-    /// A dictionary that outgrows its capacity doubles and rehashes every record, inside the lock, so
-    /// every request waits for it — a pause that grows with the store. Reserving the expected size up
-    /// front takes those pauses out of the serving path.
+    /// A table that outgrows its index rebuilds the index, and one that outgrows its array copies the
+    /// records, inside the lock, so every request waits for it — a pause that grows with the store.
+    /// Reserving the expected size up front takes those pauses out of the serving path.
     public init(clients: [Client], expectedLiveGrants: Int) {
         var storage = InMemoryGrantStorage(clients: clients)
         storage.reserveCapacity(liveGrants: max(0, expectedLiveGrants))
@@ -52,22 +52,21 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         self.storage = LockedValue(InMemoryGrantStorage(clients: clients, snapshot: snapshot))
     }
 
-    /// Entries in the schedule of records to remove, and the records themselves: for the tests of its bound.
-    var expiryQueueSize: (entries: Int, records: Int) {
-        storage.withLock { ($0.expiries.count, $0.recordCount) }
-    }
-
     /// Every record the store holds now.
     public func snapshot() -> Snapshot {
+        storage.withLock { $0.snapshot }
+    }
+
+    /// Buckets and records of the store's tables, for the tests of their fill.
+    var tableSizes: [(records: Int, buckets: Int)] {
         storage.withLock { storage in
-            Snapshot(
-                codes: storage.codes,
-                grants: storage.grants,
-                refreshTokens: storage.refreshTokens,
-                accessTokens: storage.accessTokens,
-                sessions: storage.sessions,
-                accountRevocations: storage.accountRevocations
-            )
+            [
+                (storage.codes.count, storage.codes.bucketCount),
+                (storage.grants.count, storage.grants.bucketCount),
+                (storage.refreshTokens.count, storage.refreshTokens.bucketCount),
+                (storage.accessTokens.count, storage.accessTokens.bucketCount),
+                (storage.sessions.count, storage.sessions.bucketCount),
+            ]
         }
     }
 
@@ -80,7 +79,7 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     }
 
     public func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
-        storage.withLock { $0.codes[digest] }
+        storage.withLock { $0.codes[digest]?.code }
     }
 
     public func redeemCode(
@@ -160,11 +159,11 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     /// not the request path.
     public func grants(of account: AccountID) async throws -> [Grant] {
         storage.withLock { storage in
-            storage.grants.values.filter { $0.account == account }.sorted { $0.createdAt < $1.createdAt }
+            storage.grants.records.filter { $0.account == account }.sorted { $0.createdAt < $1.createdAt }
         }
     }
 
     public func removeExpired(at now: Date) async throws -> Int {
-        storage.withLock { $0.removeDue(at: now, limit: .max) }
+        storage.withLock { $0.removeAllDue(at: now) }
     }
 }

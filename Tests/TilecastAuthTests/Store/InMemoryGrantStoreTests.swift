@@ -36,10 +36,10 @@ struct InMemoryGrantStoreTests {
         #expect(snapshot.sessions.isEmpty)
     }
 
-    @Test("The expiry schedule stays within reach of the records when sessions are replaced again and again")
-    func expiryScheduleIsBounded() async throws {
-        // Every refresh with studio_session: true replaces the grant's session; the replaced session's
-        // entry used to stay in the schedule for the session's whole lifetime, however many piled up.
+    @Test("Replacing a grant's session again and again keeps one session, and the index stays within its fill")
+    func sessionReplacementKeepsOneSession() async throws {
+        // Every refresh with studio_session: true replaces the grant's session. The replaced session
+        // goes at once; nothing of it — record, index entry or schedule — stays behind.
         let store = InMemoryGrantStore(clients: Harness.clients)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let grant = GrantID(rawValue: UUID())
@@ -60,6 +60,7 @@ struct InMemoryGrantStoreTests {
         )
         #expect(try await store.createGrant(issuance) == .created)
         let random = SystemRandomSource()
+        var last: SecretDigest?
         for step in 0..<10_000 {
             let session = StudioSession(
                 digest: OpaqueToken.mint(.studioSession, using: random).digest,
@@ -67,15 +68,26 @@ struct InMemoryGrantStoreTests {
                 startedAt: now.addingTimeInterval(Double(step)),
                 expiresAt: now.addingTimeInterval(Double(step) + 1_209_600)
             )
-            guard case .replaced = try await store.replaceSession(of: grant, with: session, at: session.startedAt)
+            guard
+                case .replaced(let previous) = try await store.replaceSession(
+                    of: grant,
+                    with: session,
+                    at: session.startedAt
+                ),
+                previous == last
             else {
-                Issue.record("replaceSession refused step \(step)")
+                Issue.record("replaceSession refused or named the wrong previous session at step \(step)")
                 return
             }
+            last = session.digest
         }
-        let size = store.expiryQueueSize
-        #expect(size.records == 2)
-        #expect(size.entries <= 2 * size.records + InMemoryGrantStorage.staleEntryAllowance)
+        let snapshot = store.snapshot()
+        #expect(snapshot.sessions.count == 1)
+        #expect(snapshot.sessions.keys.first == last)
+        #expect(snapshot.grants[grant]?.session == last)
+        let sessions = store.tableSizes[4]
+        #expect(sessions.records == 1)
+        #expect(sessions.buckets <= 16)
     }
 
     @Test("Writes remove due records as they go, without a sweep")

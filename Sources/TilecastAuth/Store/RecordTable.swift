@@ -1,0 +1,213 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
+/// A record an ``InMemoryGrantStore`` keeps in a ``RecordTable``: it carries its own key.
+protocol TableRecord: Sendable {
+    associatedtype Key: TableKey
+    var key: Key { get }
+}
+
+/// A key of a ``RecordTable``: 32 well-mixed bits of it place it in the index.
+protocol TableKey: Hashable, Sendable {
+    var tableTag: UInt32 { get }
+}
+
+extension TableKey {
+    /// The low bits of the key's hash, seeded per process like every `Hasher`.
+    var tableTag: UInt32 { UInt32(truncatingIfNeeded: hashValue) }
+}
+
+extension SecretDigest: TableKey {
+    /// Bits 32 to 63 of the digest itself, without hashing again. Every stored digest is SHA-256 of 256
+    /// random bits from the OS CSPRNG, so stored tags are uniform and nobody can choose them; a presented
+    /// secret only chooses where its own lookup starts probing, among runs it cannot see.
+    var tableTag: UInt32 { words.w1 }
+}
+
+extension GrantID: TableKey {}
+
+/// The records of one kind, packed in a dense array and found by key through an open-addressing index.
+///
+/// Swift's `Dictionary` doubles when it fills to three quarters, so at a million records it may be only
+/// 48 % full, and it keeps every key beside its value — for a digest-keyed record, the digest twice.
+/// This table keeps each record once, in a ``ChunkedArray`` whose chunks never move once written (its
+/// unused capacity is address space, not resident memory), and finds them through a ``TableIndex`` of
+/// 8-byte buckets that grows by a quarter whenever it is 80 % full, so it stays 64 % to 80 % full.
+/// Removing a record moves the last one into its place, so the array stays dense.
+///
+/// Beside each record the table keeps the whole second at which the record may come due, which lets
+/// ``sweep(at:budget:isDue:)`` walk 16 candidates per cache line and read a record only when its time
+/// may have come.
+struct RecordTable<Record: TableRecord>: Sendable {
+    /// The records, in no particular order.
+    private(set) var records = ChunkedArray<Record>()
+    /// For each record, the second (since 1970, rounded down) from which it may be due.
+    private var dueSeconds = ChunkedArray<UInt32>()
+    /// From each key's tag to its record's position.
+    private var index = TableIndex()
+    /// Where the next sweep starts.
+    private var sweepCursor = 0
+
+    /// The index grows once it is this full…
+    private static var maximumFill: Double { 0.8 }
+    /// …by this factor.
+    private static var growthFactor: Double { 1.25 }
+    private static var minimumBuckets: Int { 16 }
+
+    var count: Int { records.count }
+    var isEmpty: Bool { records.isEmpty }
+
+    /// Buckets in the index, for the tests of its fill.
+    var bucketCount: Int { index.bucketCount }
+
+    /// Whether the index is still moving entries out of the one it replaced.
+    var isMigratingIndex: Bool { index.isMigrating }
+
+    init() {}
+
+    /// Makes room for `capacity` records without growing the index or the array.
+    mutating func reserveCapacity(_ capacity: Int) {
+        guard capacity > count else { return }
+        records.reserveCapacity(capacity)
+        dueSeconds.reserveCapacity(capacity)
+        let needed = Int((Double(capacity) / Self.maximumFill).rounded(.up)) + 1
+        if needed > index.bucketCount {
+            index.grow(to: needed, incrementally: false)
+        }
+    }
+
+    // MARK: Finding
+
+    /// The position of the record with `key`, if there is one.
+    func position(of key: Record.Key) -> Int? {
+        index.position(tag: Self.tag(of: key)) { records[$0].key == key }
+    }
+
+    subscript(key: Record.Key) -> Record? {
+        position(of: key).map { records[$0] }
+    }
+
+    subscript(position position: Int) -> Record {
+        records[position]
+    }
+
+    // MARK: Writing
+
+    /// Stores `record`, replacing the record with the same key if there is one, to come due from `dueAt`.
+    mutating func upsert(_ record: Record, dueAt: Date) {
+        index.migrateStep()
+        if let position = position(of: record.key) {
+            records[position] = record
+            dueSeconds[position] = Self.wholeSeconds(dueAt)
+            return
+        }
+        if Double(count + 1) > Double(index.bucketCount) * Self.maximumFill {
+            let grown = Int((Double(index.bucketCount) * Self.growthFactor).rounded(.up))
+            let needed = Int(Double(count + 1) / Self.maximumFill) + 1
+            index.grow(to: Swift.max(Self.minimumBuckets, grown, needed), incrementally: true)
+        }
+        let position = records.count
+        index.insert(tag: Self.tag(of: record.key), position: position)
+        records.append(record)
+        dueSeconds.append(Self.wholeSeconds(dueAt))
+    }
+
+    /// Changes the record at `position` in place; its key must stay the same.
+    mutating func modify<Result>(at position: Int, _ body: (inout Record) -> Result) -> Result {
+        let key = records[position].key
+        let result = body(&records[position])
+        assert(records[position].key == key, "a record's key never changes in place")
+        return result
+    }
+
+    /// Moves the time from which the record at `position` may be due.
+    mutating func setDue(at position: Int, _ dueAt: Date) {
+        dueSeconds[position] = Self.wholeSeconds(dueAt)
+    }
+
+    /// Removes the record with `key`, if there is one.
+    @discardableResult
+    mutating func remove(_ key: Record.Key) -> Record? {
+        position(of: key).map { remove(at: $0) }
+    }
+
+    /// Removes the record at `position`; the last record takes its place.
+    @discardableResult
+    mutating func remove(at position: Int) -> Record {
+        index.migrateStep()
+        index.remove(tag: Self.tag(of: records[position].key), position: position)
+        let last = records.count - 1
+        if position != last {
+            index.move(tag: Self.tag(of: records[last].key), from: last, to: position)
+            records.swapAt(position, last)
+            dueSeconds.swapAt(position, last)
+        }
+        dueSeconds.removeLast()
+        return records.removeLast()
+    }
+
+    // MARK: Sweeping
+
+    /// Looks at up to `budget` records from where the last sweep stopped, wrapping around, and removes
+    /// those that `isDue` confirms; returns how many it removed.
+    ///
+    /// `isDue` is asked only about records whose due second has come, and decides with the exact time.
+    /// Each record looked at or removed uses one unit of the budget, so a budget of ``count`` looks at
+    /// every record exactly once.
+    mutating func sweep(at now: Date, budget: Int, isDue: (Record) -> Bool) -> Int {
+        let nowSeconds = Self.wholeSeconds(now)
+        var budget = min(budget, count)
+        var removed = 0
+        while budget > 0, !records.isEmpty {
+            if sweepCursor >= records.count {
+                sweepCursor = 0
+            }
+            let span = Swift.min(budget, records.count - sweepCursor)
+            guard
+                let candidate = dueSeconds.firstIndex(
+                    in: sweepCursor..<(sweepCursor + span),
+                    where: { $0 <= nowSeconds }
+                )
+            else {
+                sweepCursor += span
+                budget -= span
+                continue
+            }
+            budget -= candidate - sweepCursor + 1
+            sweepCursor = candidate
+            if isDue(records[candidate]) {
+                remove(at: candidate)
+                removed += 1
+            } else {
+                sweepCursor += 1
+            }
+        }
+        return removed
+    }
+
+    /// Starts the next sweep at the first record, so that a sweep with a budget of ``count`` covers all.
+    mutating func rewindSweep() {
+        sweepCursor = 0
+    }
+
+    // MARK: Keys and times
+
+    private static func tag(of key: Record.Key) -> UInt32 {
+        key.tableTag
+    }
+
+    /// Whole seconds since 1970, rounded down and clamped to `UInt32`: monotonic in the date, so a record
+    /// due by the exact time is always due by the second. A date that is not a number counts as 0, which
+    /// only means `isDue` is asked.
+    private static func wholeSeconds(_ date: Date) -> UInt32 {
+        let seconds = date.timeIntervalSince1970.rounded(.down)
+        guard seconds > 0 else { return 0 }
+        guard seconds < Double(UInt32.max) else { return UInt32.max }
+        return UInt32(seconds)
+    }
+}

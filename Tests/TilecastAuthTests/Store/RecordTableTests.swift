@@ -1,0 +1,276 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+@testable import TilecastAuth
+
+struct RecordTableTests {
+    /// A record whose key hashes only by `group`, so that keys of one group share a tag and a home bucket
+    /// and every probe, collision and backward shift is exercised.
+    struct Item: TableRecord, Equatable {
+        struct Key: TableKey {
+            var id: Int
+            var group: Int
+
+            static func == (lhs: Key, rhs: Key) -> Bool { lhs.id == rhs.id }
+
+            func hash(into hasher: inout Hasher) {
+                hasher.combine(group)
+            }
+        }
+
+        var key: Key
+        var value: Int
+        var expiresAt: Date
+    }
+
+    /// A small deterministic generator, so that a failure can be replayed from its seed.
+    struct Generator {
+        var state: UInt64
+
+        mutating func next(_ bound: Int) -> Int {
+            state &+= 0x9E37_79B9_7F4A_7C15
+            var z = state
+            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+            return Int((z ^ (z >> 31)) % UInt64(bound))
+        }
+    }
+
+    static let base = Date(timeIntervalSince1970: 1_800_000_000)
+
+    @Test("Random inserts, replacements, removals and sweeps agree with a dictionary", arguments: [1, 7, 64, 100_000])
+    func agreesWithDictionary(groups: Int) {
+        var generator = Generator(state: UInt64(groups))
+        var table = RecordTable<Item>()
+        var model: [Item.Key: Item] = [:]
+        var now = Self.base
+        var mismatches = 0
+        for step in 0..<20_000 {
+            let id = generator.next(600)
+            let key = Item.Key(id: id, group: id % groups)
+            switch generator.next(10) {
+            case 0..<5:
+                let item = Item(key: key, value: step, expiresAt: now.addingTimeInterval(Double(generator.next(50))))
+                table.upsert(item, dueAt: item.expiresAt)
+                model[key] = item
+            case 5..<8:
+                if table.remove(key) != model.removeValue(forKey: key) { mismatches += 1 }
+            case 8:
+                now = now.addingTimeInterval(Double(generator.next(3)) + 0.5)
+                let budget = generator.next(40)
+                let before = table.count
+                let removed = table.sweep(at: now, budget: budget) { $0.expiresAt <= now }
+                #expect(removed <= min(budget, before))
+                #expect(table.count == before - removed)
+                let remaining = Set(table.records.map(\.key))
+                for (key, item) in model where !remaining.contains(key) {
+                    if item.expiresAt > now { mismatches += 1 }
+                    model[key] = nil
+                }
+            default:
+                if table[key] != model[key] { mismatches += 1 }
+            }
+            if step % 997 == 0 {
+                if table.count != model.count { mismatches += 1 }
+                for (key, item) in model where table[key] != item {
+                    mismatches += 1
+                }
+            }
+        }
+        #expect(mismatches == 0)
+        #expect(table.count == model.count)
+        for (key, item) in model {
+            #expect(table[key] == item)
+        }
+        for id in 600..<700 {
+            #expect(table[Item.Key(id: id, group: id % groups)] == nil)
+        }
+    }
+
+    @Test("A sweep with a budget of the whole table, from the start, removes exactly the due records")
+    func fullSweep() {
+        var table = RecordTable<Item>()
+        for id in 0..<1_000 {
+            let expiresAt = Self.base.addingTimeInterval(Double(id % 10) + 0.25)
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: expiresAt), dueAt: expiresAt)
+        }
+        // Three records come due within the same second as `now` but after it: the coarse check lets
+        // them through, and the exact check keeps them.
+        let now = Self.base.addingTimeInterval(4.2)
+        table.rewindSweep()
+        let removed = table.sweep(at: now, budget: table.count) { $0.expiresAt <= now }
+        #expect(removed == 400)
+        #expect(table.records.allSatisfy { $0.expiresAt > now })
+        #expect(table.count == 600)
+    }
+
+    @Test("Sweeping a little at a time reaches every due record within a few rounds of the table")
+    func incrementalSweep() {
+        var table = RecordTable<Item>()
+        for id in 0..<1_000 {
+            let expiresAt = Self.base.addingTimeInterval(id.isMultiple(of: 2) ? 1 : 100)
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: expiresAt), dueAt: expiresAt)
+        }
+        let now = Self.base.addingTimeInterval(10)
+        var rounds = 0
+        while table.count > 500 {
+            _ = table.sweep(at: now, budget: 16) { $0.expiresAt <= now }
+            rounds += 1
+        }
+        #expect(table.count == 500)
+        #expect(rounds <= 1_000 / 16 + 2)
+    }
+
+    @Test("The index stays between 64 % and 80 % full as the table grows")
+    func indexFill() {
+        var table = RecordTable<Item>()
+        var fills: [Double] = []
+        for id in 0..<100_000 {
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: Self.base), dueAt: Self.base)
+            if id >= 1_000 && id.isMultiple(of: 1_000) {
+                fills.append(Double(table.count) / Double(table.bucketCount))
+            }
+        }
+        #expect(fills.allSatisfy { $0 <= 0.8 })
+        #expect(fills.allSatisfy { $0 >= 0.63 })
+    }
+
+    @Test("Reserving capacity grows the index once, up front")
+    func reservation() {
+        var table = RecordTable<Item>()
+        table.reserveCapacity(10_000)
+        let buckets = table.bucketCount
+        #expect(Double(10_000) / Double(buckets) <= 0.8)
+        for id in 0..<10_000 {
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: Self.base), dueAt: Self.base)
+        }
+        #expect(table.bucketCount == buckets)
+    }
+
+    /// An element with a reference-counted part and enough bulk that a chunk holds 16,384 of them.
+    struct Payload: Equatable {
+        var text: String
+        var bulk = SIMD32<UInt64>()
+    }
+
+    @Test("A chunked array keeps its elements in order across chunk boundaries, growing and shrinking")
+    func chunkedArray() {
+        var array = ChunkedArray<Payload>()
+        let length = array.chunkLength
+        var model: [Payload] = []
+        // Up past three chunks, down across two boundaries, and up again.
+        for index in 0..<(3 * length + 5) {
+            array.append(Payload(text: "value \(index)"))
+            model.append(Payload(text: "value \(index)"))
+        }
+        var mismatches = 0
+        for _ in 0..<(length + 10) where array.removeLast() != model.removeLast() {
+            mismatches += 1
+        }
+        for index in 0..<(length / 2) {
+            array.append(Payload(text: "again \(index)"))
+            model.append(Payload(text: "again \(index)"))
+        }
+        array.swapAt(0, array.count - 1)
+        model.swapAt(0, model.count - 1)
+        array[length] = Payload(text: "changed")
+        model[length] = Payload(text: "changed")
+        #expect(mismatches == 0)
+        #expect(array.count == model.count)
+        #expect(Array(array) == model)
+    }
+
+    @Test("Reserved and advised buffers hold what is written to them")
+    func largeBuffers() {
+        var array = ChunkedArray<SIMD64<UInt64>>()
+        array.reserveCapacity(3 * array.chunkLength)
+        for index in 0..<(3 * array.chunkLength) {
+            array.append(SIMD64(repeating: UInt64(index)))
+        }
+        #expect(array.enumerated().allSatisfy { $0.element[63] == UInt64($0.offset) })
+        var grown = [1, 2, 3]
+        LargeBuffers.reserve(&grown, capacity: LargeBuffers.adviceThreshold / 8)
+        #expect(grown == [1, 2, 3])
+        #expect(grown.capacity >= LargeBuffers.adviceThreshold / 8)
+    }
+}
+
+extension RecordTableTests {
+    @Test("Lookups, replacements and removals stay right while the index moves into a larger one")
+    func migration() {
+        var table = RecordTable<Item>()
+        var model: [Item.Key: Item] = [:]
+        var generator = Generator(state: 42)
+        var sawMigration = false
+        var mismatches = 0
+        for step in 0..<30_000 {
+            // Keys of 50 groups: long runs of one tag, split across both indexes while they migrate.
+            let id = generator.next(30_000)
+            let key = Item.Key(id: id, group: id % 50)
+            if generator.next(4) == 0 {
+                if table.remove(key) != model.removeValue(forKey: key) { mismatches += 1 }
+            } else {
+                let item = Item(key: key, value: step, expiresAt: Self.base)
+                table.upsert(item, dueAt: Self.base)
+                model[key] = item
+            }
+            if table.isMigratingIndex {
+                sawMigration = true
+                let probe = generator.next(30_000)
+                let probeKey = Item.Key(id: probe, group: probe % 50)
+                if table[probeKey] != model[probeKey] { mismatches += 1 }
+            }
+        }
+        #expect(mismatches == 0)
+        #expect(sawMigration)
+        #expect(table.count == model.count)
+        for (key, item) in model {
+            #expect(table[key] == item)
+        }
+    }
+
+    @Test("A copy of a table is a value: changing one leaves the other as it was, migration included")
+    func copyOnWrite() {
+        var table = RecordTable<Item>()
+        var id = 0
+        while !table.isMigratingIndex || table.count < 100 {
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: Self.base), dueAt: Self.base)
+            id += 1
+        }
+        let copy = table
+        for removed in 0..<id {
+            table.remove(Item.Key(id: removed, group: removed))
+        }
+        #expect(table.isEmpty)
+        #expect(copy.count == id)
+        for kept in 0..<id {
+            #expect(copy[Item.Key(id: kept, group: kept)]?.value == kept)
+        }
+    }
+}
+
+extension RecordTableTests {
+    @Test("Searching a chunked array finds the first match in a range that crosses chunks, and none outside it")
+    func chunkedSearch() {
+        var array = ChunkedArray<SIMD64<UInt64>>()
+        let length = array.chunkLength
+        for index in 0..<(2 * length + 100) {
+            array.append(SIMD64(repeating: UInt64(index)))
+        }
+        let marked: Set<Int> = [3, length - 1, length + 5, 2 * length + 50]
+        for index in marked {
+            array[index][0] = .max
+        }
+        func search(_ range: Range<Int>) -> Int? {
+            array.firstIndex(in: range, where: { $0[0] == .max })
+        }
+        #expect(search(0..<array.count) == 3)
+        #expect(search(4..<array.count) == length - 1)
+        #expect(search(length..<array.count) == length + 5)
+        #expect(search((length + 6)..<(2 * length + 50)) == nil)
+        #expect(search((length + 6)..<(2 * length + 51)) == 2 * length + 50)
+        #expect(search(5..<5) == nil)
+    }
+}
