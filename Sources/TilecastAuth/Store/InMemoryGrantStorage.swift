@@ -276,6 +276,8 @@ struct InMemoryGrantStorage: Sendable {
     /// account revocations whose retention has passed.
     @discardableResult
     private mutating func removeDue(at now: Date, budget: Int, revocations: Int) -> Int {
+        // `Date`'s `<=` holds against a time that is not a number, which would call every record due.
+        guard !now.timeIntervalSince1970.isNaN else { return 0 }
         var removed = 0
         do {
             // Codes first: a redeemed code's due time is its grant's expiry, checked against the grant

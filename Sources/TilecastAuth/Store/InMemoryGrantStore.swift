@@ -48,6 +48,10 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
 
     /// Creates a store holding exactly the records of `snapshot` — for tests and fuzzing that start many
     /// runs from one prepared state.
+    ///
+    /// Each record is filed under its own key (a code's, token's or session's digest, a grant's id), as
+    /// every store operation files it; a snapshot whose dictionary key for a record differs from the
+    /// record's own key — only a hand-built one can — reads back under the record's key.
     public init(clients: [Client], snapshot: Snapshot) {
         self.storage = LockedValue(InMemoryGrantStorage(clients: clients, snapshot: snapshot))
     }

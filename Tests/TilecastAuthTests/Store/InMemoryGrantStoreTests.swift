@@ -250,3 +250,37 @@ struct InMemoryGrantStoreTests {
         #expect(try await harness.memory.replaceSession(of: grant.id, with: session, at: now) == .grantNotLive)
     }
 }
+
+extension InMemoryGrantStoreTests {
+    @Test("Removing expired records at a time that is not a number removes nothing")
+    func removalAtNaN() async throws {
+        // `Date`'s `<=` is true against NaN, so a plain comparison would call every record due.
+        let store = InMemoryGrantStore(clients: Harness.clients)
+        for createdAt in [Date(timeIntervalSince1970: -86_400), Date(timeIntervalSince1970: 1_800_000_000)] {
+            let issuance = GrantIssuance(
+                grant: Grant(
+                    id: GrantID(rawValue: UUID()),
+                    client: .tilecastIOS,
+                    account: Harness.account,
+                    scope: Scope("profile")!,
+                    createdAt: createdAt,
+                    expiresAt: createdAt.addingTimeInterval(3_600),
+                    currentRefreshToken: nil,
+                    session: nil
+                ),
+                accessToken: nil,
+                refreshToken: nil,
+                session: nil
+            )
+            #expect(try await store.createGrant(issuance) == .created)
+        }
+        _ = try await store.revokeGrants(
+            of: Harness.account,
+            reason: .revokedByServer,
+            at: Date(timeIntervalSince1970: 0)
+        )
+        let before = store.snapshot()
+        #expect(try await store.removeExpired(at: Date(timeIntervalSince1970: .nan)) == 0)
+        #expect(store.snapshot() == before)
+    }
+}
