@@ -285,3 +285,36 @@ extension RecordTableTests {
         #expect(search(5..<5) == nil)
     }
 }
+
+extension RecordTableTests {
+    @Test("An index that grows moves its entries over the following writes, a bounded number per write")
+    func growthIsIncremental() async {
+        var table = RecordTable<Item>()
+        var id = 0
+        func insert() {
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: Self.base), dueAt: Self.base)
+            id += 1
+        }
+        while table.count < 20_000 {
+            insert()
+        }
+        // Insert until the index grows.
+        let before = table.bucketCount
+        while table.bucketCount == before {
+            insert()
+        }
+        // The write that grew it did not move the old entries all at once…
+        #expect(table.isMigratingIndex)
+        // …and the writes after it finish the move within the old index's size over the per-write step.
+        var writes = 0
+        while table.isMigratingIndex {
+            insert()
+            writes += 1
+        }
+        #expect(writes <= before / TableIndex.migrationStepsPerWrite + 1)
+        #expect(writes >= before / TableIndex.migrationStepsPerWrite - 1)
+        for checked in stride(from: 0, to: id, by: 97) {
+            #expect(table[Item.Key(id: checked, group: checked)]?.value == checked)
+        }
+    }
+}
