@@ -24,7 +24,7 @@ struct InMemoryGrantStorage: Sendable {
     static let revocationRemovalsPerWrite = 8
 
     var clients: [ClientID: Client]
-    var codes = RecordTable<StoredCode>()
+    var codes = RecordTable<AuthorizationCode>()
     var grants = RecordTable<Grant>()
     var refreshTokens = RecordTable<RefreshToken>()
     var accessTokens = RecordTable<AccessToken>()
@@ -50,7 +50,7 @@ struct InMemoryGrantStorage: Sendable {
             grants.upsert(grant, dueAt: grant.expiresAt)
         }
         for code in snapshot.codes.values {
-            codes.upsert(StoredCode(code: code), dueAt: retention(of: code))
+            codes.upsert(code, dueAt: retention(of: code))
         }
         for token in snapshot.refreshTokens.values {
             refreshTokens.upsert(token, dueAt: token.expiresAt)
@@ -73,7 +73,7 @@ struct InMemoryGrantStorage: Sendable {
             Dictionary(uniqueKeysWithValues: table.records.map { ($0.key, $0) })
         }
         return InMemoryGrantStore.Snapshot(
-            codes: Dictionary(uniqueKeysWithValues: codes.records.map { ($0.key, $0.code) }),
+            codes: dictionary(codes),
             grants: dictionary(grants),
             refreshTokens: dictionary(refreshTokens),
             accessTokens: dictionary(accessTokens),
@@ -110,20 +110,20 @@ struct InMemoryGrantStorage: Sendable {
     // MARK: Writes
 
     mutating func insertCode(_ code: AuthorizationCode) {
-        codes.upsert(StoredCode(code: code), dueAt: code.expiresAt)
+        codes.upsert(code, dueAt: code.expiresAt)
         sweep(at: code.issuedAt)
     }
 
     mutating func redeemCode(_ digest: SecretDigest, issuing issuance: GrantIssuance, at now: Date) -> CodeRedemption {
         guard let position = codes.position(of: digest) else { return .notFound }
-        let code = codes[position: position].code
+        let code = codes[position: position]
         guard now < code.expiresAt || code.redemption != nil else { return .notFound }
         if let redemption = code.redemption {
             return .alreadyRedeemed(grant: redemption.grant)
         }
         guard !isRevoked(code.account, atOrAfter: code.issuedAt) else { return .notFound }
         codes.modify(at: position) {
-            $0.code.redemption = AuthorizationCode.Redemption(grant: issuance.grant.id, redeemedAt: now)
+            $0.redemption = AuthorizationCode.Redemption(grant: issuance.grant.id, redeemedAt: now)
         }
         // A redeemed code stays until its grant expires, so that a replay can still revoke the grant.
         codes.setDue(at: position, issuance.grant.expiresAt)
@@ -213,7 +213,7 @@ struct InMemoryGrantStorage: Sendable {
             accountRevocations[account] = now
             revocationExpiries.schedule(account, at: Self.revocationRetention(from: now))
         }
-        let unredeemed = codes.records.filter { $0.code.account == account && $0.code.redemption == nil }
+        let unredeemed = codes.records.filter { $0.account == account && $0.redemption == nil }
         for code in unredeemed {
             codes.remove(code.key)
         }
@@ -284,8 +284,7 @@ struct InMemoryGrantStorage: Sendable {
             // while the grant is still there to be read. The copy only shares the grants' buffers, and it
             // ends with this block, before the grants are swept.
             let grants = self.grants
-            removed += codes.sweep(at: now, budget: budget) { stored in
-                let code = stored.code
+            removed += codes.sweep(at: now, budget: budget) { code in
                 if let redemption = code.redemption, let grant = grants[redemption.grant], now < grant.expiresAt {
                     return false
                 }
@@ -308,10 +307,8 @@ struct InMemoryGrantStorage: Sendable {
     }
 }
 
-/// An authorization code as the in-memory store keeps it.
-struct StoredCode: TableRecord {
-    var code: AuthorizationCode
-    var key: SecretDigest { code.digest }
+extension AuthorizationCode: TableRecord {
+    var key: SecretDigest { digest }
 }
 
 extension Grant: TableRecord {

@@ -83,7 +83,7 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     }
 
     public func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
-        storage.withLock { $0.codes[digest]?.code }
+        storage.withLock { $0.codes[digest] }
     }
 
     public func redeemCode(

@@ -43,22 +43,7 @@ struct InMemoryGrantStoreTests {
         let store = InMemoryGrantStore(clients: Harness.clients)
         let now = Date(timeIntervalSince1970: 1_800_000_000)
         let grant = GrantID(rawValue: UUID())
-        let issuance = GrantIssuance(
-            grant: Grant(
-                id: grant,
-                client: .tilecastIOS,
-                account: Harness.account,
-                scope: Scope("profile")!,
-                createdAt: now,
-                expiresAt: now.addingTimeInterval(86_400),
-                currentRefreshToken: nil,
-                session: nil
-            ),
-            accessToken: nil,
-            refreshToken: nil,
-            session: nil
-        )
-        #expect(try await store.createGrant(issuance) == .created)
+        #expect(try await store.createGrant(Self.bareGrant(grant, createdAt: now, lifetime: 86_400)) == .created)
         let random = SystemRandomSource()
         var last: SecretDigest?
         for step in 0..<10_000 {
@@ -257,21 +242,7 @@ extension InMemoryGrantStoreTests {
         // `Date`'s `<=` is true against NaN, so a plain comparison would call every record due.
         let store = InMemoryGrantStore(clients: Harness.clients)
         for createdAt in [Date(timeIntervalSince1970: -86_400), Date(timeIntervalSince1970: 1_800_000_000)] {
-            let issuance = GrantIssuance(
-                grant: Grant(
-                    id: GrantID(rawValue: UUID()),
-                    client: .tilecastIOS,
-                    account: Harness.account,
-                    scope: Scope("profile")!,
-                    createdAt: createdAt,
-                    expiresAt: createdAt.addingTimeInterval(3_600),
-                    currentRefreshToken: nil,
-                    session: nil
-                ),
-                accessToken: nil,
-                refreshToken: nil,
-                session: nil
-            )
+            let issuance = Self.bareGrant(GrantID(rawValue: UUID()), createdAt: createdAt, lifetime: 3_600)
             #expect(try await store.createGrant(issuance) == .created)
         }
         _ = try await store.revokeGrants(
@@ -282,5 +253,24 @@ extension InMemoryGrantStoreTests {
         let before = store.snapshot()
         #expect(try await store.removeExpired(at: Date(timeIntervalSince1970: .nan)) == 0)
         #expect(store.snapshot() == before)
+    }
+
+    /// A grant of `Harness.account` with no token and no session.
+    static func bareGrant(_ id: GrantID, createdAt: Date, lifetime: TimeInterval) -> GrantIssuance {
+        GrantIssuance(
+            grant: Grant(
+                id: id,
+                client: .tilecastIOS,
+                account: Harness.account,
+                scope: Scope("profile")!,
+                createdAt: createdAt,
+                expiresAt: createdAt.addingTimeInterval(lifetime),
+                currentRefreshToken: nil,
+                session: nil
+            ),
+            accessToken: nil,
+            refreshToken: nil,
+            session: nil
+        )
     }
 }
