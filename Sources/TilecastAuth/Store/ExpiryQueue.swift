@@ -6,7 +6,8 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// A binary min-heap of (expiry, key) pairs: the in-memory store's schedule of records to drop.
+/// A binary min-heap of (expiry, key) pairs: the in-memory store's schedule of account revocations to
+/// forget.
 ///
 /// An entry is a reminder, not a promise: when it comes due the store looks the record up again and
 /// drops it only if the record still exists and has really expired. Records replaced or extended in
@@ -18,13 +19,6 @@ struct ExpiryQueue<Key: Sendable>: Sendable {
     }
 
     private var entries: [Entry] = []
-
-    var count: Int { entries.count }
-
-    /// Reserves room for `count` entries.
-    mutating func reserveCapacity(_ count: Int) {
-        entries.reserveCapacity(count)
-    }
 
     /// Schedules `key` to be looked at once `expiresAt` is reached.
     mutating func schedule(_ key: Key, at expiresAt: Date) {

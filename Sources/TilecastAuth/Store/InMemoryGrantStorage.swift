@@ -82,12 +82,6 @@ struct InMemoryGrantStorage: Sendable {
         )
     }
 
-    /// Records of every kind held now.
-    var recordCount: Int {
-        codes.count + grants.count + refreshTokens.count + accessTokens.count + sessions.count
-            + accountRevocations.count
-    }
-
     /// When a code may go: at its expiry while unredeemed; once redeemed, not before its grant expires,
     /// so that a replay can still revoke the grant.
     private func retention(of code: AuthorizationCode) -> Date {
