@@ -46,33 +46,24 @@ public struct SessionCookie: Sendable {
             name.utf8.count + value.utf8.count + configuration.path.utf8.count
             + (configuration.domain?.utf8.count ?? 0) + configuration.sameSite.rawValue.utf8.count + 96
         return String(unsafeUninitializedCapacity: capacity) { buffer in
-            var count = 0
-            func append(_ text: String) {
-                var text = text
-                text.withUTF8 { utf8 in
-                    precondition(buffer.count - count >= utf8.count, "SessionCookie: the value outgrew its capacity")
-                    guard let source = utf8.baseAddress, let target = buffer.baseAddress else { return }
-                    (target + count).update(from: source, count: utf8.count)
-                    count += utf8.count
-                }
-            }
-            append(name)
-            append("=")
-            append(value)
-            append("; Max-Age=")
-            append(String(maxAge))
-            append("; Path=")
-            append(configuration.path)
+            var output = ByteWriter(buffer, owner: "SessionCookie")
+            output.write(contentsOf: name)
+            output.write("=")
+            output.write(contentsOf: value)
+            output.write("; Max-Age=")
+            output.writeDecimal(maxAge)
+            output.write("; Path=")
+            output.write(contentsOf: configuration.path)
             if let domain = configuration.domain {
-                append("; Domain=")
-                append(domain)
+                output.write("; Domain=")
+                output.write(contentsOf: domain)
             }
             if configuration.secure {
-                append("; Secure")
+                output.write("; Secure")
             }
-            append("; HttpOnly; SameSite=")
-            append(configuration.sameSite.rawValue)
-            return count
+            output.write("; HttpOnly; SameSite=")
+            output.write(contentsOf: configuration.sameSite.rawValue)
+            return output.count
         }
     }
 }

@@ -9,18 +9,20 @@ extension EndpointResponse {
     /// `Cache-Control: no-store` and `Pragma: no-cache` (RFC 6749 §5.1), and a refusal the header
     /// fields ``EndpointError/headerFields`` names.
     init(_ outcome: ExchangeOutcome) {
-        var headers = HeaderFields([
-            HeaderField(name: "Content-Type", value: "application/json"),
-            HeaderField(name: "Cache-Control", value: "no-store"),
-            HeaderField(name: "Pragma", value: "no-cache"),
-        ])
+        // Sized for every field a response can carry, so that appending the last never copies the array.
+        var fields: [HeaderField] = []
+        fields.reserveCapacity(6)
+        fields.append(HeaderField(name: "Content-Type", value: "application/json"))
+        fields.append(HeaderField(name: "Cache-Control", value: "no-store"))
+        fields.append(HeaderField(name: "Pragma", value: "no-cache"))
         switch outcome {
         case .success(let credential, let cookie):
             // Names, punctuation, `true`/`false` and `expires_in`'s at most 20 digits: under 160 bytes.
-            let strings =
-                credential.map { [$0.accessToken.unredactedValue, $0.refreshToken.unredactedValue, $0.scope.rawValue] }
-                ?? []
-            let body = JSONWriter.document(capacity: JSONWriter.capacity(fixed: 160, strings: strings)) { json in
+            var capacity = 160
+            if let credential {
+                capacity += 2 * (SecretKind.encodedLength + 2) + JSONWriter.escapedCapacity(credential.scope.rawValue)
+            }
+            let body = JSONWriter.document(capacity: capacity) { json in
                 json.raw("{\"data\":{")
                 json.name("authenticated")
                 json.bool(cookie != nil)
@@ -29,35 +31,34 @@ extension EndpointResponse {
                     json.name("credential")
                     json.raw("{")
                     json.member("token_type", "Bearer", first: true)
-                    json.member("access_token", strings[0])
+                    json.member("access_token", token: credential.accessToken)
                     json.raw(",")
                     json.name("expires_in")
                     json.integer(credential.expiresIn)
-                    json.member("refresh_token", strings[1])
-                    json.member("scope", strings[2])
+                    json.member("refresh_token", token: credential.refreshToken)
+                    json.member("scope", credential.scope.rawValue)
                     json.raw("}")
                 }
                 json.raw("}}")
             }
             if let cookie {
-                headers.append(name: "Set-Cookie", value: cookie.headerValue)
+                fields.append(HeaderField(name: "Set-Cookie", value: cookie.headerValue))
             }
-            self.init(status: 200, headers: headers, body: body)
+            self.init(status: 200, headers: HeaderFields(fields), body: body)
 
         case .refused(let error):
-            for field in error.headerFields {
-                headers.append(name: field.name, value: field.value)
-            }
+            fields.append(contentsOf: error.headerFields)
             let code = error.code.description
             let message = error.message
             // Two names and the braces: under 40 bytes.
-            let body = JSONWriter.document(capacity: JSONWriter.capacity(fixed: 40, strings: [code, message])) { json in
+            let capacity = 40 + JSONWriter.escapedCapacity(code) + JSONWriter.escapedCapacity(message)
+            let body = JSONWriter.document(capacity: capacity) { json in
                 json.raw("{")
                 json.member("error", code, first: true)
                 json.member("error_description", message)
                 json.raw("}")
             }
-            self.init(status: error.status, headers: headers, body: body)
+            self.init(status: error.status, headers: HeaderFields(fields), body: body)
         }
     }
 }

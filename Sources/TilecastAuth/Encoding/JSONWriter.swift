@@ -7,18 +7,21 @@
 /// bounds from what it will write (``capacity(fixed:strings:)``), with no check of uniqueness or growth
 /// per byte.
 struct JSONWriter {
-    private var cursor: UnsafeMutablePointer<UInt8>
-    private let end: UnsafeMutablePointer<UInt8>
+    private var output: ByteWriter
 
     private init(_ buffer: UnsafeMutableBufferPointer<UInt8>) {
-        cursor = buffer.baseAddress!
-        end = buffer.baseAddress! + buffer.count
+        output = ByteWriter(buffer, owner: "JSONWriter")
     }
 
     /// The most a document can take: `fixed` bytes of punctuation, names and numbers, and each of
     /// `strings` escaped at worst (`\u00XX`, six bytes for one) with its quotes.
     static func capacity(fixed: Int, strings: [String]) -> Int {
-        strings.reduce(fixed) { $0 + 6 * $1.utf8.count + 2 }
+        strings.reduce(fixed) { $0 + escapedCapacity($1) }
+    }
+
+    /// The most `string` can take escaped at worst, with its quotes.
+    static func escapedCapacity(_ string: String) -> Int {
+        6 * string.utf8.count + 2
     }
 
     /// The bytes `write` writes, which must fit in `capacity` bytes; writing more traps, before any byte
@@ -27,28 +30,19 @@ struct JSONWriter {
         [UInt8](unsafeUninitializedCapacity: max(capacity, 1)) { buffer, count in
             var writer = JSONWriter(buffer)
             write(&writer)
-            count = writer.cursor - buffer.baseAddress!
+            count = writer.output.count
         }
     }
 
     @inline(__always)
-    private mutating func append(_ start: UnsafePointer<UInt8>, _ count: Int) {
-        precondition(end - cursor >= count, "JSONWriter: the document outgrew its capacity")
-        cursor.update(from: start, count: count)
-        cursor += count
-    }
-
-    @inline(__always)
     private mutating func append(_ byte: UInt8) {
-        precondition(cursor < end, "JSONWriter: the document outgrew its capacity")
-        cursor.pointee = byte
-        cursor += 1
+        output.write(byte)
     }
 
     /// Appends JSON punctuation or a literal the caller knows to be valid.
     @inline(__always)
     mutating func raw(_ text: StaticString) {
-        append(text.utf8Start, text.utf8CodeUnitCount)
+        output.write(text)
     }
 
     /// Appends `"name":`.
@@ -67,6 +61,17 @@ struct JSONWriter {
         string(value)
     }
 
+    /// Appends `,"name":"token"` for a secret. Its text is the kind's prefix and base64url — minted that
+    /// way, or checked for that shape when presented — none of which JSON escapes (RFC 8259 §7), so it is
+    /// copied without the scan ``string(_:)`` makes.
+    mutating func member(_ name: StaticString, token: OpaqueToken) {
+        append(UInt8(ascii: ","))
+        self.name(name)
+        append(UInt8(ascii: "\""))
+        output.write(contentsOf: token.unredactedValue)
+        append(UInt8(ascii: "\""))
+    }
+
     /// Appends a string with the escapes RFC 8259 §7 requires.
     mutating func string(_ text: String) {
         append(UInt8(ascii: "\""))
@@ -76,7 +81,7 @@ struct JSONWriter {
             if needsEscape {
                 appendEscaped(utf8)
             } else if let start = utf8.baseAddress {
-                append(start, utf8.count)
+                output.write(start, count: utf8.count)
             }
         }
         append(UInt8(ascii: "\""))
@@ -103,23 +108,7 @@ struct JSONWriter {
 
     /// Appends a decimal integer: at most 20 bytes.
     mutating func integer(_ value: Int) {
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, room for 20 digits
-        let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
-            var index = buffer.count
-            repeat {
-                index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            return buffer.count - index
-        }
-        if value < 0 {
-            append(UInt8(ascii: "-"))
-        }
-        withUnsafeBytes(of: &digits) { buffer in
-            append(buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + (buffer.count - count), count)
-        }
+        output.writeDecimal(value)
     }
 
     /// Appends `true` or `false`.

@@ -100,6 +100,22 @@ struct CookieTests {
         try SessionCookieConfiguration(name: "tilecast_session_dev", secure: false).validate()
     }
 
+    @Test("Every attribute at once, with the longest Max-Age, renders in order and in full")
+    func everyAttribute() {
+        let configuration = SessionCookieConfiguration(
+            name: "__Secure-tilecast_session",
+            path: "/studio",
+            domain: "maps.example.com",
+            sameSite: .strict
+        )
+        let session = OpaqueToken.mint(.studioSession, using: SystemRandomSource())
+        let header = SessionCookie(session: session, maxAge: Int.max, configuration: configuration).headerValue
+        #expect(
+            header == "__Secure-tilecast_session=\(session.unredactedValue); Max-Age=\(Int.max); Path=/studio; "
+                + "Domain=maps.example.com; Secure; HttpOnly; SameSite=Strict"
+        )
+    }
+
     @Test("The deletion cookie expires the cookie with the same attributes")
     func deletion() {
         let header = SessionCookie.deletion(configuration: SessionCookieConfiguration()).headerValue
