@@ -30,7 +30,9 @@ let package = Package(
         // SHA-256 on the processor's SHA instructions where it has them (x86-64 SHA extensions); our own C,
         // no library. TilecastAuth checks for them once and otherwise runs its portable Swift SHA-256.
         .target(name: "CTilecastSHA256"),
-        .target(name: "TilecastAuth", dependencies: ["CTilecastSHA256"]),
+        // A prefetch hint for the in-memory store's index, which Swift has no way to say.
+        .target(name: "CTilecastMemory"),
+        .target(name: "TilecastAuth", dependencies: ["CTilecastSHA256", "CTilecastMemory"]),
         .target(name: "TilecastAuthTesting", dependencies: ["TilecastAuth"]),
         // libpq, PostgreSQL's C client library. Only the trait PostgreSQL brings it in: without the trait,
         // TilecastAuthPostgres compiles to a module that says how to enable it (its sources are `#if PostgreSQL`).

@@ -88,6 +88,11 @@ struct RecordTable<Record: TableRecord>: Sendable {
         index.position(tag: Self.tag(of: key)) { records[$0].key == key }
     }
 
+    /// Brings the index bucket where `key` would be found into the cache; see ``TableIndex/prefetch(tag:)``.
+    func prefetch(_ key: Record.Key) {
+        index.prefetch(tag: Self.tag(of: key))
+    }
+
     subscript(key: Record.Key) -> Record? {
         position(of: key).map { records[$0] }
     }

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+internal import CTilecastMemory
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -51,6 +53,14 @@ struct TableIndex: Sendable {
             return found
         }
         return retiring?.find(tag: tag, skippingTombstones: true, where: matches)
+    }
+
+    /// Asks for the home bucket of `tag` in the index being filled to be brought into the cache, for a
+    /// write that will probe it soon: a write probes its buckets one after another, so it waits for each
+    /// miss in turn unless they were all asked for first.
+    func prefetch(tag: UInt32) {
+        guard let current else { return }
+        tilecast_prefetch_for_writing(current.pointer + current.home(of: tag))
     }
 
     // MARK: Writing
