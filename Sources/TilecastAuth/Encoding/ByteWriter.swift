@@ -62,25 +62,19 @@ struct ByteWriter {
 
     /// Writes a decimal integer, with a minus sign when negative: at most 20 bytes.
     mutating func writeDecimal(_ value: Int) {
-        var magnitude = value.magnitude
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // 24 bytes, room for 20 digits
-        let digitCount = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
-            var index = buffer.count
+        // 19 digits hold the largest magnitude, Int.min's 9,223,372,036,854,775,808.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 19) { digits in
+            var magnitude = value.magnitude
+            var index = digits.count
             repeat {
                 index -= 1
-                buffer[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                digits[index] = UInt8(ascii: "0") + UInt8(magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            return buffer.count - index
-        }
-        if value < 0 {
-            write(UInt8(ascii: "-"))
-        }
-        withUnsafeBytes(of: &digits) { buffer in
-            write(
-                buffer.baseAddress!.assumingMemoryBound(to: UInt8.self) + (buffer.count - digitCount),
-                count: digitCount
-            )
+            if value < 0 {
+                write(UInt8(ascii: "-"))
+            }
+            write(digits.baseAddress! + index, count: digits.count - index)
         }
     }
 }
