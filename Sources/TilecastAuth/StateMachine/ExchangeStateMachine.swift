@@ -46,8 +46,8 @@ import Foundation
 struct ExchangeStateMachine {
     /// The cases whose payloads are large — an issuance, a rotation, the answer — are `indirect`: every
     /// step moves an action and a state, and boxed, those moves copy a reference instead of hundreds of
-    /// bytes (an action was 472 bytes and a state 640; now 65 and 128, 129 on Apple platforms). Measured side by side,
-    /// this took a tenth off an exchange and a refresh.
+    /// bytes (an action was 472 bytes and a state 640; now 65 and 128, 129 on Apple platforms).
+    /// Measured side by side, this took a tenth off an exchange and a refresh.
     enum Action {
         /// Ask the rate limiter to admit an attempt for this key.
         case admit(RateLimitKey)
