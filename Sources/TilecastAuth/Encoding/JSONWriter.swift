@@ -4,7 +4,7 @@
 /// of a general-purpose encoder.
 ///
 /// The document is written straight into the array it becomes, allocated once at a size the caller
-/// bounds from what it will write (``capacity(fixed:strings:)``), with no check of uniqueness or growth
+/// bounds from what it will write (``escapedCapacity(_:)``), with no check of uniqueness or growth
 /// per byte.
 struct JSONWriter {
     private var output: ByteWriter
@@ -13,13 +13,8 @@ struct JSONWriter {
         output = ByteWriter(buffer, owner: "JSONWriter")
     }
 
-    /// The most a document can take: `fixed` bytes of punctuation, names and numbers, and each of
-    /// `strings` escaped at worst (`\u00XX`, six bytes for one) with its quotes.
-    static func capacity(fixed: Int, strings: [String]) -> Int {
-        strings.reduce(fixed) { $0 + escapedCapacity($1) }
-    }
-
-    /// The most `string` can take escaped at worst, with its quotes.
+    /// The most `string` can take escaped at worst (`\u00XX`, six bytes for one), with its quotes: a
+    /// caller's capacity is this for each string it writes, plus its punctuation, names and numbers.
     static func escapedCapacity(_ string: String) -> Int {
         6 * string.utf8.count + 2
     }

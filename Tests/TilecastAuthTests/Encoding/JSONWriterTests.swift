@@ -12,7 +12,7 @@ struct JSONWriterTests {
     func worstCaseFits() throws {
         let controls = String(decoding: (0..<0x20).map { UInt8($0) }, as: UTF8.self)
         let text = controls + "\"\\" + "é😀"
-        let body = JSONWriter.document(capacity: JSONWriter.capacity(fixed: 64, strings: [text, text])) { json in
+        let body = JSONWriter.document(capacity: 64 + 2 * JSONWriter.escapedCapacity(text)) { json in
             json.raw("{")
             json.member("a", text, first: true)
             json.member("b", text)
