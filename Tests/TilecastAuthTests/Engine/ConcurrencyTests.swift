@@ -59,10 +59,23 @@ struct ConcurrencyTests {
             }
             return await group.reduce(into: [TestResponse]()) { $0.append($1) }
         }
-        #expect(!responses.contains { $0.status >= 500 })
+        // A retry superseded three times in a row is told to retry (503, Retry-After: 1): the engine bounds
+        // the rotations one request makes, and the token is still valid. On two cores that needs another
+        // thread to win three rotations inside one request's window, which a loaded CI machine once
+        // produced. Everything else succeeds, and a retry as the answer asks succeeds too.
+        let statuses = responses.map(\.status)
+        #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "\(statuses)")
+        var answered = responses.filter { $0.status == 200 }
+        for contended in responses where contended.status == 503 {
+            #expect(contended.errorCode == "temporarily_unavailable")
+            #expect(contended.response.headers["Retry-After"] == "1")
+            let retried = await harness.refresh(token)
+            #expect(retried.status == 200)
+            answered.append(retried)
+        }
         #expect(harness.observer.revocations.isEmpty)
         let grant = try #require(harness.memory.snapshot().grants.values.first)
-        let live = responses.compactMap(\.refreshToken).filter {
+        let live = answered.compactMap(\.refreshToken).filter {
             OpaqueToken(presented: $0, as: .refreshToken)?.digest == grant.currentRefreshToken
         }
         #expect(live.count == 1)
