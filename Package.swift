@@ -32,7 +32,10 @@ let package = Package(
         .target(name: "CTilecastSHA256"),
         // A prefetch hint for the in-memory store's index, which Swift has no way to say.
         .target(name: "CTilecastMemory"),
-        .target(name: "TilecastAuth", dependencies: ["CTilecastSHA256", "CTilecastMemory"]),
+        // The kernel's CSPRNG through its vDSO `getrandom` (Linux 6.11 and later), without a system call;
+        // SystemRandomSource falls back to getentropy wherever it is missing.
+        .target(name: "CTilecastRandom"),
+        .target(name: "TilecastAuth", dependencies: ["CTilecastSHA256", "CTilecastMemory", "CTilecastRandom"]),
         .target(name: "TilecastAuthTesting", dependencies: ["TilecastAuth"]),
         // libpq, PostgreSQL's C client library. Only the trait PostgreSQL brings it in: without the trait,
         // TilecastAuthPostgres compiles to a module that says how to enable it (its sources are `#if PostgreSQL`).

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+internal import CTilecastRandom
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -8,19 +10,37 @@ import Musl
 import Darwin
 #endif
 
-/// The operating system's CSPRNG, read with one `getentropy(3)` call per request — the engine makes one
-/// per operation, for all the secrets it mints.
+/// The operating system's CSPRNG, read once per request — the engine makes one request per operation,
+/// for all the secrets it mints.
 ///
-/// On Linux `getentropy` is a single `getrandom(2)` system call for up to 256 bytes; on Darwin it reads
-/// the kernel's generator the same way. Swift's `SystemRandomNumberGenerator` would instead make one
-/// call per 8 bytes — four system calls for every secret.
+/// On Linux 6.11 and later (6.14 on AArch64) the read goes through the kernel's vDSO `getrandom`: the
+/// kernel's own generator — ChaCha20 keyed from its entropy pool and rekeyed whenever the kernel reseeds,
+/// the same as `getrandom(2)` — run in the calling thread on a per-thread state the kernel specifies and
+/// wipes in a forked child, with no system call: about a third of the time for an exchange's 112 bytes.
+/// Elsewhere, and whenever the vDSO call cannot be made, it is one `getentropy(3)` call, which on Linux is
+/// a single `getrandom(2)` system call for up to 256 bytes and on Darwin reads the kernel's generator the
+/// same way. Swift's `SystemRandomNumberGenerator` would instead make one call per 8 bytes — four system
+/// calls for every secret.
 public struct SystemRandomSource: RandomSource {
     /// The largest request `getentropy` serves in one call.
     private static let maximumRequest = 256
 
     public init() {}
 
+    /// Whether this process reads through the kernel's vDSO `getrandom` rather than a system call.
+    static var usesVDSO: Bool { tilecast_random_vdso_available() != 0 }
+
     public func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+        guard let base = buffer.baseAddress, buffer.count > 0 else { return }
+        if tilecast_random_fill(base, buffer.count) == 0 {
+            return
+        }
+        Self.fillWithSystemCall(buffer)
+    }
+
+    /// Fills `buffer` with `getentropy` calls of at most 256 bytes; the path where the vDSO has no
+    /// `getrandom`.
+    static func fillWithSystemCall(_ buffer: UnsafeMutableRawBufferPointer) {
         var offset = 0
         while offset < buffer.count {
             let count = min(Self.maximumRequest, buffer.count - offset)

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+//
+// The vDSO getrandom of Linux (lib/vdso/getrandom.c, "random: introduce generic vDSO getrandom()"):
+//
+//   ssize_t getrandom(void *buffer, size_t len, unsigned int flags, void *opaque_state, size_t opaque_len)
+//
+// Called with (NULL, 0, 0, &params, ~0UL) it describes the state it needs: its size, and the protection
+// and flags of the anonymous mapping that must hold it (MAP_DROPPABLE, which also wipes it in a forked
+// child and lets the kernel reclaim it under pressure; the kernel re-keys a wiped state on its next use).
+// A state must not straddle a page, and must never be used by two threads at once: the kernel's only
+// guard is against reentry from a signal handler on the same thread. So each thread maps one page of its
+// own, on its first call, and unmaps it when it exits.
+
+#if defined(__linux__)
+#define _GNU_SOURCE  // RTLD_NOLOAD; before any header
+#endif
+
+#include "CTilecastRandom.h"
+
+#if defined(__linux__)
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+/// What the vDSO answers to the parameter query (struct vgetrandom_opaque_params, include/uapi/linux/random.h).
+struct tilecast_vgetrandom_params {
+    uint32_t size_of_opaque_state;
+    uint32_t mmap_prot;
+    uint32_t mmap_flags;
+    uint32_t reserved[13];
+};
+
+typedef ssize_t (*tilecast_vgetrandom_function)(void *, size_t, unsigned int, void *, size_t);
+
+static pthread_once_t tilecast_random_once = PTHREAD_ONCE_INIT;
+static tilecast_vgetrandom_function tilecast_vgetrandom;
+static struct tilecast_vgetrandom_params tilecast_params;
+static size_t tilecast_state_mapping_size;
+static pthread_key_t tilecast_state_key;
+
+/// A thread's state, when the thread exits.
+static void tilecast_release_state(void *state) {
+    if (state != NULL) {
+        munmap(state, tilecast_state_mapping_size);
+    }
+}
+
+static void tilecast_find_vgetrandom(void) {
+    // The vDSO is always mapped; RTLD_NOLOAD only finds it and never loads anything.
+    void *vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
+    if (vdso == NULL) {
+        return;
+    }
+    // x86-64 and most architectures name it __vdso_getrandom; AArch64, __kernel_getrandom.
+    void *symbol = dlsym(vdso, "__vdso_getrandom");
+    if (symbol == NULL) {
+        symbol = dlsym(vdso, "__kernel_getrandom");
+    }
+    if (symbol == NULL) {
+        return;
+    }
+    tilecast_vgetrandom_function function = (tilecast_vgetrandom_function)symbol;
+    struct tilecast_vgetrandom_params params;
+    memset(&params, 0, sizeof params);
+    if (function(NULL, 0, 0, &params, ~(size_t)0) != 0) {
+        return;
+    }
+    long page = sysconf(_SC_PAGESIZE);
+    if (page <= 0 || params.size_of_opaque_state == 0 || params.size_of_opaque_state > (uint32_t)page) {
+        return;
+    }
+    if (pthread_key_create(&tilecast_state_key, tilecast_release_state) != 0) {
+        return;
+    }
+    tilecast_params = params;
+    tilecast_state_mapping_size = (size_t)page;
+    tilecast_vgetrandom = function;
+}
+
+/// This thread's state: mapped on first use, as the kernel asked, at the start of a page of its own.
+static void *tilecast_thread_state(void) {
+    void *state = pthread_getspecific(tilecast_state_key);
+    if (state != NULL) {
+        return state;
+    }
+    state = mmap(
+        NULL, tilecast_state_mapping_size, (int)tilecast_params.mmap_prot, (int)tilecast_params.mmap_flags, -1, 0
+    );
+    if (state == MAP_FAILED) {
+        return NULL;
+    }
+    if (pthread_setspecific(tilecast_state_key, state) != 0) {
+        munmap(state, tilecast_state_mapping_size);
+        return NULL;
+    }
+    return state;
+}
+
+int tilecast_random_vdso_available(void) {
+    pthread_once(&tilecast_random_once, tilecast_find_vgetrandom);
+    return tilecast_vgetrandom != NULL;
+}
+
+int tilecast_random_fill(void *buffer, size_t count) {
+    if (!tilecast_random_vdso_available()) {
+        return -1;
+    }
+    void *state = tilecast_thread_state();
+    if (state == NULL) {
+        return -1;
+    }
+    unsigned char *next = buffer;
+    size_t remaining = count;
+    while (remaining > 0) {
+        // Flags 0: block until the kernel's generator is seeded, as getentropy does. The answer is a
+        // byte count or a negative errno; without a seeded generator the vDSO makes the system call
+        // itself, which a signal can interrupt.
+        ssize_t written = tilecast_vgetrandom(next, remaining, 0, state, tilecast_params.size_of_opaque_state);
+        if (written == -EINTR) {
+            continue;
+        }
+        if (written <= 0 || (size_t)written > remaining) {
+            return -1;
+        }
+        next += written;
+        remaining -= (size_t)written;
+    }
+    return 0;
+}
+
+#else
+
+int tilecast_random_fill(void *buffer, size_t count) {
+    (void)buffer;
+    (void)count;
+    return -1;
+}
+
+int tilecast_random_vdso_available(void) {
+    return 0;
+}
+
+#endif

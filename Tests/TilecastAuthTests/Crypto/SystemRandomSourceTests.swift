@@ -1,0 +1,188 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+
+@testable import TilecastAuth
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+struct SystemRandomSourceTests {
+    /// Lengths around the vDSO's and getentropy's bounds: one byte, a secret, an exchange's 112 bytes,
+    /// getentropy's 256-byte limit on either side, and several pages.
+    static let lengths = [1, 15, 32, 112, 255, 256, 257, 4097, 65_536]
+
+    /// ORs 64 fills of a zeroed buffer: a byte never written stays 0, and a written one has each of its
+    /// bits set at least once with probability 1 − 2⁻⁶⁴.
+    private static func everyByteWritten(length: Int, _ fill: (UnsafeMutableRawBufferPointer) -> Void) -> Bool {
+        var union = [UInt8](repeating: 0, count: length)
+        var buffer = [UInt8](repeating: 0, count: length)
+        for _ in 0..<64 {
+            for index in buffer.indices { buffer[index] = 0 }
+            buffer.withUnsafeMutableBytes { fill($0) }
+            for index in union.indices { union[index] |= buffer[index] }
+        }
+        return union.allSatisfy { $0 == 0xFF }
+    }
+
+    @Test("Every byte of the buffer is written", arguments: lengths)
+    func fillsEveryByte(length: Int) {
+        let random = SystemRandomSource()
+        #expect(Self.everyByteWritten(length: length) { random.fill($0) })
+    }
+
+    @Test("The getentropy path writes every byte too", arguments: lengths)
+    func systemCallFillsEveryByte(length: Int) {
+        #expect(Self.everyByteWritten(length: length) { SystemRandomSource.fillWithSystemCall($0) })
+    }
+
+    @Test("An empty buffer is left alone")
+    func emptyBuffer() {
+        var bytes: [UInt8] = []
+        bytes.withUnsafeMutableBytes { SystemRandomSource().fill($0) }
+        #expect(bytes.isEmpty)
+    }
+
+    @Test("Half the bits of a mebibyte are ones, within eleven standard deviations")
+    func bitBalance() {
+        var bytes = [UInt8](repeating: 0, count: 1 << 20)
+        bytes.withUnsafeMutableBytes { SystemRandomSource().fill($0) }
+        let ones = bytes.reduce(0) { $0 + $1.nonzeroBitCount }
+        let bits = Double(bytes.count * 8)
+        // A fair source gives bits/2 ± √(bits)/2 ≈ 1,448; a stuck or short fill misses by far more.
+        #expect(abs(Double(ones) - bits / 2) < 11 * bits.squareRoot() / 2)
+    }
+
+    @Test("Threads drawing at once, each on its own state, never draw the same 32 bytes")
+    func concurrentThreadsDrawDistinctValues() {
+        let threads = 8
+        let draws = 5_000
+        let values = LockedValue<[[UInt8]]>([])
+        // concurrentPerform runs its iterations on several threads at once, so several per-thread
+        // states are in use together.
+        DispatchQueue.concurrentPerform(iterations: threads) { _ in
+            var mine: [[UInt8]] = []
+            mine.reserveCapacity(draws)
+            let random = SystemRandomSource()
+            for _ in 0..<draws {
+                var value = [UInt8](repeating: 0, count: 32)
+                value.withUnsafeMutableBytes { random.fill($0) }
+                mine.append(value)
+            }
+            values.withLock { $0 += mine }
+        }
+        let all = values.withLock { $0 }
+        #expect(all.count == threads * draws)
+        #expect(Set(all).count == all.count)
+    }
+
+    #if os(Linux)
+    /// The kernel's release, as (major, minor).
+    private static func kernelVersion() -> (Int, Int)? {
+        guard let release = try? String(contentsOfFile: "/proc/sys/kernel/osrelease", encoding: .utf8) else {
+            return nil
+        }
+        let numbers = release.split(whereSeparator: { !$0.isNumber }).prefix(2).compactMap { Int($0) }
+        return numbers.count == 2 ? (numbers[0], numbers[1]) : nil
+    }
+
+    @Test("On a kernel with the vDSO getrandom, secrets are read through it")
+    func vdsoUsedWhereTheKernelHasIt() throws {
+        let version = try #require(Self.kernelVersion())
+        #if arch(x86_64)
+        let since = (6, 11)
+        #elseif arch(arm64)
+        let since = (6, 14)
+        #else
+        let since = (Int.max, 0)
+        #endif
+        if version >= since {
+            // Not a silent fall back to the system call on the machines CI runs on.
+            #expect(SystemRandomSource.usesVDSO)
+        }
+        // And either way the bytes come.
+        #expect(Self.everyByteWritten(length: 112) { SystemRandomSource().fill($0) })
+    }
+
+    /// The kibibytes of this process's droppable mappings (`dp` in smaps), where the per-thread states live.
+    private static func droppableKiB() throws -> Int {
+        // Read to the end: a /proc file reports size 0, and String(contentsOfFile:) stops after one read.
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: "/proc/self/smaps"))
+        defer { try? handle.close() }
+        let smaps = String(decoding: try handle.readToEnd() ?? Data(), as: UTF8.self)
+        var total = 0
+        var size = 0
+        for line in smaps.split(separator: "\n") {
+            if line.hasPrefix("Size:") {
+                size = Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]) ?? 0
+            } else if line.hasPrefix("VmFlags:"), line.split(separator: " ").contains("dp") {
+                total += size
+            }
+        }
+        return total
+    }
+
+    @Test("A thread's state is unmapped when the thread exits")
+    func exitedThreadsReturnTheirState() throws {
+        guard SystemRandomSource.usesVDSO else { return }
+        let before = try Self.droppableKiB()
+        let threads = 64
+        let finished = DispatchSemaphore(value: 0)
+        for _ in 0..<threads {
+            let thread = Thread {
+                var bytes = [UInt8](repeating: 0, count: 32)
+                bytes.withUnsafeMutableBytes { SystemRandomSource().fill($0) }
+                finished.signal()
+            }
+            thread.start()
+        }
+        for _ in 0..<threads { finished.wait() }
+        // The threads signal just before they exit; give their exits a moment.
+        var after = try Self.droppableKiB()
+        for _ in 0..<100 where after - before >= 128 {
+            Thread.sleep(forTimeInterval: 0.01)
+            after = try Self.droppableKiB()
+        }
+        // A page each would stay mapped if exits leaked their state: 256 KiB here. Tests running
+        // alongside on threads new to them may map some pages of their own: up to half that is allowed.
+        #expect(after - before < 128)
+    }
+
+    @Test("A forked child does not draw what its parent draws next")
+    func forkedChildDrawsItsOwnBytes() throws {
+        let random = SystemRandomSource()
+        // This thread's state exists and has produced output before the fork.
+        var before = [UInt8](repeating: 0, count: 32)
+        before.withUnsafeMutableBytes { random.fill($0) }
+
+        var pipeEnds: [Int32] = [0, 0]
+        try #require(pipe(&pipeEnds) == 0)
+        let writeEnd = pipeEnds[1]
+        // The child's buffer exists before the fork: the child only draws, writes and exits — no
+        // allocation, nothing that could wait on a lock another thread of the parent held at the fork.
+        let drawn = UnsafeMutableRawBufferPointer.allocate(byteCount: 32, alignment: 8)
+        defer { drawn.deallocate() }
+        let child = fork()
+        try #require(child >= 0)
+        if child == 0 {
+            random.fill(drawn)
+            _exit(write(writeEnd, drawn.baseAddress, 32) == 32 ? 0 : 1)
+        }
+        close(pipeEnds[1])
+        var parentDraw = [UInt8](repeating: 0, count: 32)
+        parentDraw.withUnsafeMutableBytes { random.fill($0) }
+        var childDraw = [UInt8](repeating: 0, count: 32)
+        let read = childDraw.withUnsafeMutableBytes { Glibc.read(pipeEnds[0], $0.baseAddress, 32) }
+        close(pipeEnds[0])
+        var status: Int32 = 0
+        _ = waitpid(child, &status, 0)
+        #expect(status == 0)
+        #expect(read == 32)
+        // A state copied into the child unwiped would give the child exactly the parent's next bytes.
+        #expect(childDraw != parentDraw)
+        #expect(childDraw != before)
+    }
+    #endif
+}
