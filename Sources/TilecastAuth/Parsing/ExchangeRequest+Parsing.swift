@@ -10,24 +10,23 @@ extension ExchangeRequest {
     /// ignored, whatever their type (RFC 6749 §3.2). A member that is `null` or `""` counts as absent
     /// (RFC 6749 §3.2: "Parameters sent without a value MUST be treated as if they were omitted").
     static func parse(_ body: [UInt8], configuration: EngineConfiguration) throws(EndpointError) -> ExchangeRequest {
-        let members: [(name: JSONText, value: JSONValue)]
+        var parameters = RequestParameters()
         do throws(JSONParseError) {
-            members = try JSONObjectParser.parse(body)
+            try JSONObjectParser.parse(body) { name, value in parameters.take(name, value) }
         } catch {
             throw EndpointError(
                 error.kind == .duplicateMember ? .duplicateMember : .malformedBody(detail: error.detail)
             )
         }
-        let parameters = RequestParameters(members: members)
 
-        guard let grantType = try parameters.string("grant_type") else {
+        guard let grantType = try parameters.grantTypeText else {
             throw EndpointError(.missingParameter(name: "grant_type"))
         }
         let isCodeGrant = grantType.equals("authorization_code")
         guard isCodeGrant || grantType.equals("refresh_token") else {
             throw EndpointError(.unsupportedGrantType)
         }
-        guard let clientID = try parameters.string("client_id") else {
+        guard let clientID = try parameters.clientIDText else {
             throw EndpointError(.missingParameter(name: "client_id"))
         }
         guard clientID.equals(configuration.servedClient.rawValue) else {
@@ -35,11 +34,11 @@ extension ExchangeRequest {
         }
 
         if isCodeGrant {
-            guard let code = try parameters.string("code") else { throw EndpointError(.missingParameter(name: "code")) }
-            guard let redirectURI = try parameters.string("redirect_uri") else {
+            guard let code = try parameters.codeText else { throw EndpointError(.missingParameter(name: "code")) }
+            guard let redirectURI = try parameters.redirectURIText else {
                 throw EndpointError(.missingParameter(name: "redirect_uri"))
             }
-            guard let codeVerifier = try parameters.string("code_verifier") else {
+            guard let codeVerifier = try parameters.codeVerifierText else {
                 throw EndpointError(.missingParameter(name: "code_verifier"))
             }
             guard PKCE.isWellFormedVerifier(codeVerifier) else { throw EndpointError(.malformedCodeVerifier) }
@@ -50,10 +49,10 @@ extension ExchangeRequest {
                 AuthorizationCode(code: code, redirectURI: redirectURI, codeVerifier: codeVerifier)
             )
         } else {
-            guard let refreshToken = try parameters.string("refresh_token") else {
+            guard let refreshToken = try parameters.refreshTokenText else {
                 throw EndpointError(.missingParameter(name: "refresh_token"))
             }
-            let studioSession = try parameters.bool("studio_session") ?? false
+            let studioSession = try parameters.studioSessionFlag ?? false
             return .refreshToken(RefreshToken(refreshToken: refreshToken, studioSession: studioSession))
         }
     }

@@ -29,28 +29,34 @@ struct JSONObjectParser {
 
     /// Parses `body` as one JSON object and returns its members in order.
     static func parse(_ body: [UInt8]) throws(JSONParseError) -> [(name: JSONText, value: JSONValue)] {
-        let result = body.withUnsafeBytes { bytes -> Result<[(name: JSONText, value: JSONValue)], JSONParseError> in
+        var members: [(name: JSONText, value: JSONValue)] = []
+        try parse(body) { name, value in members.append((name, value)) }
+        return members
+    }
+
+    /// Parses `body` as one JSON object, reporting each of its members to `member` in order — without
+    /// collecting them, for a caller that keeps only the few it knows. A body that is refused may have
+    /// reported some members first.
+    static func parse(_ body: [UInt8], member: (JSONText, JSONValue) -> Void) throws(JSONParseError) {
+        let result = body.withUnsafeBytes { bytes -> Result<Void, JSONParseError> in
             var parser = JSONObjectParser(body: body, bytes: bytes)
             do throws(JSONParseError) {
-                return .success(try parser.parseDocument())
+                return .success(try parser.parseDocument(member: member))
             } catch {
                 return .failure(error)
             }
         }
-        return try result.get()
+        try result.get()
     }
 
-    private mutating func parseDocument() throws(JSONParseError) -> [(name: JSONText, value: JSONValue)] {
+    private mutating func parseDocument(member: (JSONText, JSONValue) -> Void) throws(JSONParseError) {
         skipWhitespace()
         guard peek() == UInt8(ascii: "{") else {
             throw JSONParseError(kind: index < bytes.count ? .notAnObject : .unexpectedEnd, offset: index)
         }
-        var members: [(name: JSONText, value: JSONValue)] = []
-        members.reserveCapacity(8)
-        try parseObject(depth: 1) { name, value in members.append((name, value)) }
+        try parseObject(depth: 1, member: member)
         skipWhitespace()
         guard index == bytes.count else { throw JSONParseError(kind: .trailingContent, offset: index) }
-        return members
     }
 
     // MARK: Structure

@@ -394,6 +394,42 @@ struct BadInputTests {
     }
 
     @Test(
+        "A parameter is its name byte for byte after escapes: look-alikes of the same length or one byte off are ignored"
+    )
+    func parameterNames() async throws {
+        let harness = try Harness()
+        let verifier = harness.newVerifier()
+        let code = try await harness.issueCode(verifier: verifier)
+        let callback = "tilecast-ios://oauth/callback"
+        // Near misses of every parameter the endpoint reads: case, a byte more or less, another name of
+        // the same length. Each is ignored, so each parameter reads as missing, in the fixed order.
+        let misses: [(body: String, missing: String)] = [
+            (#"{"Grant_type":"authorization_code","client_id":"tilecast-ios"}"#, "grant_type"),
+            (#"{"grant_type":"authorization_code","client_ie":"tilecast-ios"}"#, "client_id"),
+            (#"{"grant_type":"authorization_code","client_id":"tilecast-ios","codes":"x"}"#, "code"),
+            (
+                #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","redirect_urI":"y"}"#,
+                "redirect_uri"
+            ),
+            (
+                #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"x","redirect_uri":"y","refresh_token":"z"}"#,
+                "code_verifier"
+            ),
+            (#"{"grant_type":"refresh_token","client_id":"tilecast-ios","code_verifier":"z"}"#, "refresh_token"),
+        ]
+        for (body, missing) in misses {
+            let response = await harness.post(text: body)
+            #expect(response.status == 400, "\(body)")
+            #expect(harness.observer.refusals.last == .missingParameter(name: missing), "\(body)")
+        }
+        // A name spelled with escapes is the same parameter (RFC 8259 §7), so this exchange succeeds.
+        let escaped =
+            #"{"grant\u005ftype":"authorization_code","client_id":"tilecast-ios","\u0063ode":"\#(code)","redirect_uri":"\#(callback)","code_verifier":"\#(verifier)","studio_sessioN":7}"#
+        let response = await harness.post(text: escaped)
+        #expect(response.status == 200)
+    }
+
+    @Test(
         "A browser Origin that is not allowed is refused with 400 (login CSRF; 403 means an inactive account)",
         arguments: [
             (["https://evil.example"], true), (["null"], true),
