@@ -7,18 +7,7 @@ enum PKCE {
     static func isWellFormedVerifier(_ verifier: JSONText) -> Bool {
         let bytes = verifier.bytes
         guard (43...128).contains(bytes.count) else { return false }
-        return verifier.withBytes { bytes in
-            bytes.allSatisfy { byte in
-                switch byte {
-                case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"),
-                    UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"),
-                    UInt8(ascii: "~"):
-                    true
-                default:
-                    false
-                }
-            }
-        }
+        return verifier.withBytes { ASCIISet.unreserved.containsAll($0) }
     }
 
     /// `BASE64URL-ENCODE(SHA256(ASCII(code_verifier)))` (RFC 7636 §4.2).

@@ -78,11 +78,7 @@ public struct OpaqueToken: Sendable {
             guard bytes[index] == byte else { return false }
             index += 1
         }
-        while index < bytes.count {
-            guard Base64URL.value(of: bytes[index]) != nil else { return false }
-            index += 1
-        }
-        return true
+        return ASCIISet.base64URL.containsAll(UnsafeRawBufferPointer(rebasing: bytes[index...]))
     }
 }
 
