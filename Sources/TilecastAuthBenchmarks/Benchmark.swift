@@ -177,17 +177,20 @@ public struct Benchmark: Sendable {
         let roundTripsBefore = world.roundTrips
         let statementsBefore = await world.serverStatements()
         let start = DispatchTime.now().uptimeNanoseconds
+        let executor = world.taskExecutor
         if callers == 1 {
             // On the calling task itself: no task group, whose thread switching valgrind cannot follow.
-            for step in work {
-                await step()
+            await withTaskExecutorPreference(executor) {
+                for step in work {
+                    await step()
+                }
             }
         } else {
             let share = (count + callers - 1) / callers
             let slices = stride(from: 0, to: count, by: share).map { Array(work[$0..<min(count, $0 + share)]) }
             await withTaskGroup(of: Void.self) { group in
                 for slice in slices {
-                    group.addTask {
+                    group.addTask(executorPreference: executor) {
                         for step in slice {
                             await step()
                         }

@@ -63,6 +63,16 @@ final class BenchmarkWorld {
         #endif
     }
 
+    /// The executor the timed operations run on: on PostgreSQL the store's, as a server runs them
+    /// (``PostgresGrantStore/taskExecutor``); in memory none, so they run on the calling task.
+    var taskExecutor: (any TaskExecutor)? {
+        #if PostgreSQL
+        postgres?.store.taskExecutor
+        #else
+        nil
+        #endif
+    }
+
     /// Round trips to PostgreSQL so far, store and limiter together; `nil` in memory.
     var roundTrips: Int? {
         #if PostgreSQL

@@ -41,6 +41,8 @@ final class PostgresConnectionPool: Sendable {
         var roundTrips = 0
         var connectionsOpened = 0
         var connectionsRefused = 0
+        /// Operations run on the calling thread, a task executor's, rather than handed to a queue.
+        var operationsInPlace = 0
         /// While connects fail: the current backoff, the instant before which none is tried, and whether
         /// one is being tried now.
         var backoff: Duration = .zero
@@ -70,6 +72,9 @@ final class PostgresConnectionPool: Sendable {
     /// Attempts to open a connection that failed.
     var connectionsRefused: Int { state.withLock { $0.connectionsRefused } }
 
+    /// Operations that ran on the calling thread because it was a ``PostgresTaskExecutor``'s.
+    var operationsInPlace: Int { state.withLock { $0.operationsInPlace } }
+
     /// Runs `body` with a connection of its own, on a thread where blocking harms nothing else.
     ///
     /// - Parameters:
@@ -88,6 +93,18 @@ final class PostgresConnectionPool: Sendable {
         // once, from here, by connectionWaitTimeout.
         let connectDeadline = ContinuousClock.now.advanced(by: configuration.connectionWaitTimeout)
         let lease = try await acquire()
+        if PostgresTaskExecutor.isCurrentThreadAnExecutorThread {
+            // A thread that is there to wait for PostgreSQL (the request runs on a store's task
+            // executor): libpq is called right here, with no hand-off to another thread and back.
+            state.withLock { $0.operationsInPlace += 1 }
+            return try run(
+                lease,
+                idempotent: idempotent,
+                maintenance: maintenance,
+                connectDeadline: connectDeadline,
+                body
+            ).get()
+        }
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Value, any Error>) in
             // A serial queue of its own, not a global one: libdispatch runs serial queues on its
             // overcommit threads, one more whenever none is free, where the global queues have about one

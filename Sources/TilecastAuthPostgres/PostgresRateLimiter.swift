@@ -51,7 +51,8 @@ public final class PostgresRateLimiter: RateLimiter, Sendable {
         PostgresStatistics(
             roundTrips: pool.roundTrips,
             connectionsOpened: pool.connectionsOpened,
-            connectionsRefused: pool.connectionsRefused
+            connectionsRefused: pool.connectionsRefused,
+            operationsInPlace: pool.operationsInPlace
         )
     }
 

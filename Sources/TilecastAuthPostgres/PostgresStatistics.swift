@@ -12,5 +12,8 @@ public struct PostgresStatistics: Sendable, Hashable {
     /// While they fail, the pool tries one at a time, with jittered exponential backoff, so this grows
     /// by a handful a second, never by the number of callers.
     public var connectionsRefused: Int = 0
+    /// Operations run in place on a thread of a store's ``PostgresGrantStore/taskExecutor``; the others
+    /// were handed to a thread of their own and back.
+    public var operationsInPlace: Int = 0
 }
 #endif

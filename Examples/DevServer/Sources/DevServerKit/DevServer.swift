@@ -94,6 +94,7 @@ public final class DevServer: Sendable {
         self.clients = clients
         let store: any GrantStore
         let limiter: any RateLimiter
+        let executor: (any TaskExecutor)?
         switch configuration.store {
         case .memory:
             store = InMemoryGrantStore(clients: clients)
@@ -102,6 +103,7 @@ public final class DevServer: Sendable {
                 refillInterval: configuration.rateLimit.refillSeconds
             )
             postgresStore = nil
+            executor = nil
         case .postgres(let databaseURL):
             let postgresConfiguration = try PostgresConfiguration(
                 databaseURL: databaseURL,
@@ -121,6 +123,7 @@ public final class DevServer: Sendable {
                 refillInterval: configuration.rateLimit.refillSeconds
             )
             postgresStore = postgres
+            executor = postgres.taskExecutor
         }
         rateLimiter = limiter
         self.store = store
@@ -154,7 +157,11 @@ public final class DevServer: Sendable {
             conformance = nil
         }
         let router = Router()
-        http = HTTPServer { request in await router.handle(request) }
+        // On PostgreSQL every request runs on the store's executor, so that its statements wait for the
+        // server in place rather than on a thread of their own (PostgresGrantStore.taskExecutor).
+        http = HTTPServer { request in
+            await withTaskExecutorPreference(executor) { await router.handle(request) }
+        }
         router.server.withLock { $0 = self }
     }
 

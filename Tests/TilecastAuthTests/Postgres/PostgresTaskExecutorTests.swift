@@ -1,0 +1,186 @@
+// SPDX-License-Identifier: Apache-2.0
+
+#if PostgreSQL  // the package trait: swift test --traits PostgreSQL
+import Foundation
+import Synchronization
+import Testing
+import TilecastAuth
+@_spi(Testing) import TilecastAuthTesting
+
+@testable import TilecastAuthPostgres
+
+/// The executor whose threads wait for PostgreSQL in place, on its own and under the store.
+struct PostgresTaskExecutorTests {
+    /// Jobs that block their thread for a while and report whether they ran on an executor thread,
+    /// and how many ran at once at most.
+    private final class BlockingJobs: Sendable {
+        let running = Atomic(0)
+        let mostAtOnce = Atomic(0)
+        let onExecutorThread = Atomic(0)
+
+        func run() {
+            if PostgresTaskExecutor.isCurrentThreadAnExecutorThread {
+                onExecutorThread.add(1, ordering: .relaxed)
+            }
+            let now = running.add(1, ordering: .relaxed).newValue
+            var seen = mostAtOnce.load(ordering: .relaxed)
+            while now > seen {
+                let (exchanged, original) = mostAtOnce.compareExchange(
+                    expected: seen,
+                    desired: now,
+                    ordering: .relaxed
+                )
+                if exchanged { break }
+                seen = original
+            }
+            usleep(20_000)  // blocks the thread, as a libpq call does
+            running.subtract(1, ordering: .relaxed)
+        }
+    }
+
+    @Test("Tasks that prefer the executor run on its threads, at most maximumThreads at once, in parallel")
+    func boundedParallelThreads() async {
+        let executor = PostgresTaskExecutor(maximumThreads: 3)
+        let jobs = BlockingJobs()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<24 {
+                group.addTask(executorPreference: executor) { jobs.run() }
+            }
+        }
+        #expect(jobs.onExecutorThread.load(ordering: .relaxed) == 24)
+        #expect(jobs.mostAtOnce.load(ordering: .relaxed) <= 3)
+        // Blocking jobs do not hold one another up while a thread is free to start.
+        #expect(jobs.mostAtOnce.load(ordering: .relaxed) >= 2)
+        #expect(executor.threadCount <= 3)
+        #expect(!PostgresTaskExecutor.isCurrentThreadAnExecutorThread)
+    }
+
+    @Test("Idle threads end after idleTimeout, and a later job starts one again")
+    func idleThreadsEnd() async throws {
+        let executor = PostgresTaskExecutor(maximumThreads: 2, idleTimeout: 0.1)
+        let jobs = BlockingJobs()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask(executorPreference: executor) { jobs.run() }
+            }
+        }
+        #expect(jobs.onExecutorThread.load(ordering: .relaxed) == 4)
+        for _ in 0..<100 where executor.threadCount > 0 {
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        #expect(executor.threadCount == 0)
+        let ranOnExecutor = await Task(executorPreference: executor) {
+            PostgresTaskExecutor.isCurrentThreadAnExecutorThread
+        }.value
+        #expect(ranOnExecutor)
+    }
+}
+
+/// The store's executor with a server: statements run in place, every bound still holds, and the
+/// single-use guarantees are the same.
+@Suite(.enabled(if: PostgresTestDatabase.isAvailable, PostgresTestDatabase.skipMessage), .postgresServer)
+struct PostgresTaskExecutorServerTests {
+    @Test("On the store's executor a code exchange runs every statement, the limiter's too, in place; elsewhere none")
+    func exchangeRunsInPlace() async throws {
+        let instances = try await PostgresConcurrencyTests.Instances(count: 1)
+        let store = instances.stores[0]
+        defer { store.close() }
+        let limiter = PostgresRateLimiter(configuration: store.configuration)
+        defer { limiter.close() }
+        let engine = try AuthEngine(
+            store: store,
+            accounts: InMemoryAccountDirectory(activeAccounts: [PostgresConcurrencyTests.account]),
+            rateLimiter: limiter
+        )
+
+        let (code, verifier) = try await PostgresConcurrencyTests.issueCode(instances)
+        let before = (store.statistics.operationsInPlace, limiter.statistics.operationsInPlace)
+        let request = PostgresConcurrencyTests.exchange(code: code, verifier: verifier)
+        let response = await withTaskExecutorPreference(store.taskExecutor) {
+            await engine.handle(request: request)
+        }
+        #expect(response.status == 200)
+        // The lookup and the redemption; the admission on the limiter's own pool.
+        #expect(store.statistics.operationsInPlace - before.0 == 2)
+        #expect(limiter.statistics.operationsInPlace - before.1 == 1)
+
+        let (other, otherVerifier) = try await PostgresConcurrencyTests.issueCode(instances)
+        let handedOff = await engine.handle(
+            request: PostgresConcurrencyTests.exchange(code: other, verifier: otherVerifier)
+        )
+        #expect(handedOff.status == 200)
+        #expect(store.statistics.operationsInPlace - before.0 == 2)
+        #expect(limiter.statistics.operationsInPlace - before.1 == 1)
+    }
+
+    @Test("30 exchanges of one code through three instances, each on its store's executor: exactly one succeeds")
+    func raceOnExecutors() async throws {
+        let instances = try await PostgresConcurrencyTests.Instances(count: 3)
+        defer { instances.stores.forEach { $0.close() } }
+        let (code, verifier) = try await PostgresConcurrencyTests.issueCode(instances)
+        let request = PostgresConcurrencyTests.exchange(code: code, verifier: verifier)
+        let statuses = await withTaskGroup(of: Int.self) { group in
+            for index in 0..<30 {
+                let engine = instances.engines[index % 3]
+                let executor = instances.stores[index % 3].taskExecutor
+                group.addTask(executorPreference: executor) { await engine.handle(request: request).status }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(statuses.filter { $0 == 200 }.count == 1)
+        #expect(statuses.allSatisfy { $0 == 200 || $0 == 400 }, "\(statuses)")
+        #expect(instances.stores.map(\.statistics.operationsInPlace).reduce(0, +) >= 30)
+    }
+
+    @Test("On the executor, a frozen backend (SIGSTOP) still costs an operation its operationTimeout")
+    func frozenBackendIsBoundedInPlace() async throws {
+        let store = try await PostgresTimeoutTests.makeStore(
+            statementTimeout: .seconds(5),
+            operationTimeout: .milliseconds(800)
+        )
+        defer { store.close() }
+        let unknown = PostgresTimeoutTests.unknownGrant
+        _ = try await store.grant(unknown)  // opens the connection the next call will use
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        defer { admin.close() }
+        let pids = try await admin.backendPIDs(schema: store.configuration.schema)
+        try #require(!pids.isEmpty)
+        for pid in pids { kill(pid, SIGSTOP) }
+        let started = ContinuousClock.now
+        let outcome = await withTaskExecutorPreference(store.taskExecutor) { () -> Result<Grant?, any Error> in
+            do { return .success(try await store.grant(unknown)) } catch { return .failure(error) }
+        }
+        let waited = ContinuousClock.now - started
+        for pid in pids { kill(pid, SIGCONT) }
+        if case .failure(let error as PostgresError) = outcome {
+            #expect(error.kind == .timeout, "\(error)")
+        } else {
+            Issue.record("an operation on a frozen backend returned \(outcome)")
+        }
+        #expect(store.statistics.operationsInPlace == 1)
+        #expect(waited >= .milliseconds(800) && waited < .seconds(3), "waited \(waited)")
+        #expect(try await store.grant(unknown) == nil)
+    }
+
+    @Test("While every executor thread waits on the server, tasks elsewhere and timers go on")
+    func blockedExecutorHoldsNothingElse() async throws {
+        let store = try await PostgresTimeoutTests.makeStore(maximumConnections: 2)
+        defer { store.close() }
+        let executor = store.taskExecutor
+        let sleepers = (0..<2).map { _ in
+            Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(3)") }
+        }
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        defer { admin.close() }
+        try await admin.waitUntilSleeping(schema: store.configuration.schema, count: 2)
+        let started = ContinuousClock.now
+        try await Task.sleep(for: .milliseconds(20))
+        let elsewhere = await Task { 6 * 7 }.value
+        #expect(elsewhere == 42)
+        // Well before the sleeps end: nothing here waited for an executor thread.
+        #expect(ContinuousClock.now - started < .seconds(2))
+        for sleeper in sleepers { try await sleeper.value }
+        #expect(store.statistics.operationsInPlace == 2)
+    }
+}
+#endif
