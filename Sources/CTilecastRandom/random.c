@@ -10,18 +10,29 @@
 // A state must not straddle a page, and must never be used by two threads at once: the kernel's only
 // guard is against reentry from a signal handler on the same thread. So each thread maps one page of its
 // own, on its first call, and unmaps it when it exits.
+//
+// Only on x86-64 and AArch64, whose vDSO functions return a negative errno as C does; PowerPC's, for
+// one, returns a positive errno with a condition flag set, which C cannot read.
+//
+// Everything a signal handler could meet halfway is done before main: the vDSO is looked up and the
+// thread key made in a constructor, when the process has one thread and no handler of ours. A thread's
+// first call maps its state with every signal blocked, so that a handler drawing on the same thread
+// cannot map a second one in between.
 
-#if defined(__linux__)
+#if defined(__linux__) && (defined(__x86_64__) || defined(__aarch64__))
+#define TILECAST_RANDOM_VDSO 1
 #define _GNU_SOURCE  // RTLD_NOLOAD; before any header
 #endif
 
 #include "CTilecastRandom.h"
 
-#if defined(__linux__)
+#include <errno.h>
+
+#if TILECAST_RANDOM_VDSO
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -36,28 +47,29 @@ struct tilecast_vgetrandom_params {
     uint32_t reserved[13];
 };
 
-typedef ssize_t (*tilecast_vgetrandom_function)(void *, size_t, unsigned int, void *, size_t);
-
-static pthread_once_t tilecast_random_once = PTHREAD_ONCE_INIT;
 static tilecast_vgetrandom_function tilecast_vgetrandom;
 static struct tilecast_vgetrandom_params tilecast_params;
 static size_t tilecast_state_mapping_size;
 static pthread_key_t tilecast_state_key;
 
+/// The value of a thread's key once mapping its state has failed: that thread reads with the system
+/// call from then on instead of trying again on every fill.
+#define TILECAST_NO_STATE ((void *)1)
+
 /// A thread's state, when the thread exits.
 static void tilecast_release_state(void *state) {
-    if (state != NULL) {
+    if (state != NULL && state != TILECAST_NO_STATE) {
         munmap(state, tilecast_state_mapping_size);
     }
 }
 
-static void tilecast_find_vgetrandom(void) {
+__attribute__((constructor)) static void tilecast_find_vgetrandom(void) {
     // The vDSO is always mapped; RTLD_NOLOAD only finds it and never loads anything.
     void *vdso = dlopen("linux-vdso.so.1", RTLD_NOW | RTLD_NOLOAD);
     if (vdso == NULL) {
         return;
     }
-    // x86-64 and most architectures name it __vdso_getrandom; AArch64, __kernel_getrandom.
+    // x86-64 names it __vdso_getrandom; AArch64, __kernel_getrandom.
     void *symbol = dlsym(vdso, "__vdso_getrandom");
     if (symbol == NULL) {
         symbol = dlsym(vdso, "__kernel_getrandom");
@@ -83,55 +95,50 @@ static void tilecast_find_vgetrandom(void) {
     tilecast_vgetrandom = function;
 }
 
-/// This thread's state: mapped on first use, as the kernel asked, at the start of a page of its own.
+/// This thread's state: mapped on first use, as the kernel asked, at the start of a page of its own;
+/// `NULL` when it cannot be.
 static void *tilecast_thread_state(void) {
     void *state = pthread_getspecific(tilecast_state_key);
     if (state != NULL) {
-        return state;
+        return state == TILECAST_NO_STATE ? NULL : state;
     }
-    state = mmap(
-        NULL, tilecast_state_mapping_size, (int)tilecast_params.mmap_prot, (int)tilecast_params.mmap_flags, -1, 0
-    );
-    if (state == MAP_FAILED) {
+    sigset_t all, previous;
+    sigfillset(&all);
+    if (pthread_sigmask(SIG_BLOCK, &all, &previous) != 0) {
         return NULL;
     }
-    if (pthread_setspecific(tilecast_state_key, state) != 0) {
-        munmap(state, tilecast_state_mapping_size);
-        return NULL;
+    state = pthread_getspecific(tilecast_state_key);
+    if (state == NULL) {
+        state = mmap(
+            NULL, tilecast_state_mapping_size, (int)tilecast_params.mmap_prot, (int)tilecast_params.mmap_flags, -1, 0
+        );
+        if (state == MAP_FAILED) {
+            state = TILECAST_NO_STATE;
+        }
+        if (pthread_setspecific(tilecast_state_key, state) != 0) {
+            if (state != TILECAST_NO_STATE) {
+                munmap(state, tilecast_state_mapping_size);
+            }
+            state = TILECAST_NO_STATE;
+        }
     }
-    return state;
+    pthread_sigmask(SIG_SETMASK, &previous, NULL);
+    return state == TILECAST_NO_STATE ? NULL : state;
 }
 
 int tilecast_random_vdso_available(void) {
-    pthread_once(&tilecast_random_once, tilecast_find_vgetrandom);
     return tilecast_vgetrandom != NULL;
 }
 
 int tilecast_random_fill(void *buffer, size_t count) {
-    if (!tilecast_random_vdso_available()) {
+    if (tilecast_vgetrandom == NULL) {
         return -1;
     }
     void *state = tilecast_thread_state();
     if (state == NULL) {
         return -1;
     }
-    unsigned char *next = buffer;
-    size_t remaining = count;
-    while (remaining > 0) {
-        // Flags 0: block until the kernel's generator is seeded, as getentropy does. The answer is a
-        // byte count or a negative errno; without a seeded generator the vDSO makes the system call
-        // itself, which a signal can interrupt.
-        ssize_t written = tilecast_vgetrandom(next, remaining, 0, state, tilecast_params.size_of_opaque_state);
-        if (written == -EINTR) {
-            continue;
-        }
-        if (written <= 0 || (size_t)written > remaining) {
-            return -1;
-        }
-        next += written;
-        remaining -= (size_t)written;
-    }
-    return 0;
+    return tilecast_random_fill_with(tilecast_vgetrandom, state, tilecast_params.size_of_opaque_state, buffer, count);
 }
 
 #else
@@ -147,3 +154,25 @@ int tilecast_random_vdso_available(void) {
 }
 
 #endif
+
+int tilecast_random_fill_with(
+    tilecast_vgetrandom_function function, void *state, size_t state_size, void *buffer, size_t count
+) {
+    unsigned char *next = buffer;
+    size_t remaining = count;
+    while (remaining > 0) {
+        // Flags 0: block until the kernel's generator is seeded, as getentropy does. The answer is a
+        // byte count or a negative errno; without a seeded generator the vDSO makes the system call
+        // itself, which a signal can interrupt.
+        ssize_t written = function(next, remaining, 0, state, state_size);
+        if (written == -EINTR) {
+            continue;
+        }
+        if (written <= 0 || (size_t)written > remaining) {
+            return -1;
+        }
+        next += written;
+        remaining -= (size_t)written;
+    }
+    return 0;
+}

@@ -274,7 +274,7 @@ struct BenchCommand: Subcommand {
             let exchange = measurements.first { $0.operation == "code_exchange" && $0.callers == 1 }
             print(
                 String(
-                    format: "a code exchange's floor (one getentropy of 112 bytes, five SHA-256): %.2f µs",
+                    format: "a code exchange's floor (one 112-byte read of the kernel's CSPRNG, five SHA-256): %.2f µs",
                     hash.floor
                 )
                     + (exchange.map { String(format: "; the exchange is %.1f× it", $0.median / hash.floor) } ?? "")

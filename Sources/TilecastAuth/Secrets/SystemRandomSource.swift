@@ -13,10 +13,11 @@ import Darwin
 /// The operating system's CSPRNG, read once per request — the engine makes one request per operation,
 /// for all the secrets it mints.
 ///
-/// On Linux 6.11 and later (6.14 on AArch64) the read goes through the kernel's vDSO `getrandom`: the
-/// kernel's own generator — ChaCha20 keyed from its entropy pool and rekeyed whenever the kernel reseeds,
-/// the same as `getrandom(2)` — run in the calling thread on a per-thread state the kernel specifies and
-/// wipes in a forked child, with no system call: about a third of the time for an exchange's 112 bytes.
+/// On Linux 6.11 and later on x86-64 (6.14 on AArch64) the read goes through the kernel's vDSO
+/// `getrandom`: a ChaCha20 generator of the kernel's, keyed from `getrandom(2)` and rekeyed whenever the
+/// kernel reseeds, run in the calling thread on a per-thread state in memory the kernel specifies
+/// (wiped in a forked child, never swapped or dumped), with no system call: about a third of the time
+/// for an exchange's 112 bytes.
 /// Elsewhere, and whenever the vDSO call cannot be made, it is one `getentropy(3)` call, which on Linux is
 /// a single `getrandom(2)` system call for up to 256 bytes and on Darwin reads the kernel's generator the
 /// same way. Swift's `SystemRandomNumberGenerator` would instead make one call per 8 bytes — four system
@@ -27,8 +28,15 @@ public struct SystemRandomSource: RandomSource {
 
     public init() {}
 
-    /// Whether this process reads through the kernel's vDSO `getrandom` rather than a system call.
+    /// Whether this process found the kernel's vDSO `getrandom`.
     static var usesVDSO: Bool { tilecast_random_vdso_available() != 0 }
+
+    /// Fills `buffer` through the vDSO `getrandom` only; `false` when that cannot be done on this thread
+    /// (for tests: on a kernel that has it, every fill must take this path).
+    static func fillThroughVDSO(_ buffer: UnsafeMutableRawBufferPointer) -> Bool {
+        guard let base = buffer.baseAddress else { return true }
+        return tilecast_random_fill(base, buffer.count) == 0
+    }
 
     public func fill(_ buffer: UnsafeMutableRawBufferPointer) {
         guard let base = buffer.baseAddress, buffer.count > 0 else { return }
