@@ -93,9 +93,11 @@ final class PostgresConnectionPool: Sendable {
         // once, from here, by connectionWaitTimeout.
         let connectDeadline = ContinuousClock.now.advanced(by: configuration.connectionWaitTimeout)
         let lease = try await acquire()
-        if PostgresTaskExecutor.isCurrentThreadAnExecutorThread {
+        if let executor = PostgresTaskExecutor.current, executor.beginBlocking() {
             // A thread that is there to wait for PostgreSQL (the request runs on a store's task
-            // executor): libpq is called right here, with no hand-off to another thread and back.
+            // executor), and not its last one free: libpq is called right here, with no hand-off to
+            // another thread and back.
+            defer { executor.endBlocking() }
             state.withLock { $0.operationsInPlace += 1 }
             return try run(
                 lease,

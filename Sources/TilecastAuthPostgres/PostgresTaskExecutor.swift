@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
+import Dispatch
 import Foundation
 
 #if canImport(Glibc)
@@ -23,11 +24,19 @@ import Darwin
 /// of these threads while it runs, and ``PostgresConnectionPool`` calls libpq on it directly: the
 /// thread blocks while the server works, and nothing else has to wake.
 ///
-/// Threads start when a job arrives and none is idle, up to `maximumThreads`; beyond that, jobs wait
-/// in line, first come first served. A thread idle for `idleTimeout` ends, so a store that goes quiet —
-/// or a test's store that is gone — keeps none.
+/// **One thread is always kept for work that does not block.** Of `maximumThreads`, at most
+/// `maximumThreads − 1` may be inside a blocking call at once (``beginBlocking()``); a statement that finds
+/// them all taken is handed to a thread of its own, as off the executor. So the jobs that end waits — a
+/// connection handed to a caller in line, the pool's timeout, a cancellation — and new requests always
+/// find a thread that will take them up promptly, and every bound of the pool holds as it does elsewhere.
+///
+/// Threads start when a job arrives and none is idle, up to `maximumThreads`; beyond that, jobs wait in
+/// line, first come first served. A thread idle for `idleTimeout` ends, so a store that goes quiet — or a
+/// test's store that is gone — keeps none. When a thread cannot be started (the process is at its
+/// thread limit), the job that asked for it runs on a dispatch thread instead, so no job waits for a
+/// thread that will never come.
 final class PostgresTaskExecutor: TaskExecutor, @unchecked Sendable {
-    /// Guards `jobs`, `head`, `threads` and `idle`; signalled when a job arrives.
+    /// Guards everything below; signalled when a job arrives for an idle thread.
     private let condition = NSCondition()
     /// The jobs in line: `jobs[head...]`.
     private var jobs: [UnownedJob] = []
@@ -37,22 +46,30 @@ final class PostgresTaskExecutor: TaskExecutor, @unchecked Sendable {
     private var idle = 0
     /// Arrivals that claimed an idle thread and signalled it, not yet taken up by a woken thread.
     private var wakeups = 0
+    /// Threads inside a blocking call (``beginBlocking()``).
+    private var blocking = 0
     private let maximumThreads: Int
     private let idleTimeout: TimeInterval
 
-    /// The label of the executor's threads, as thread names and debuggers show it.
-    static let threadName = "tilecast-postgres-executor"
+    /// The name of the executor's threads, as `ps`, `top` and debuggers show it (at most 15 bytes).
+    static let threadName = "tilecast-pgexec"
 
-    init(maximumThreads: Int, idleTimeout: TimeInterval = 10) {
-        precondition(maximumThreads >= 1, "an executor needs a thread")
+    /// Whether starting a thread is refused, as at the process's thread limit (for tests).
+    private let refusesThreads: Bool
+
+    /// An executor of up to `maximumThreads` threads, at least 2: one of them never blocks.
+    init(maximumThreads: Int, idleTimeout: TimeInterval = 10, refusesThreads: Bool = false) {
+        precondition(maximumThreads >= 2, "an executor needs a thread to block and one that never does")
         self.maximumThreads = maximumThreads
         self.idleTimeout = idleTimeout
+        self.refusesThreads = refusesThreads
     }
 
-    /// Whether the calling thread is one of any `PostgresTaskExecutor`'s, where blocking on libpq is
-    /// what the thread is for.
-    static var isCurrentThreadAnExecutorThread: Bool {
-        pthread_getspecific(executorThreadKey) != nil
+    /// The executor whose thread is calling, if it is one of a `PostgresTaskExecutor`'s.
+    static var current: PostgresTaskExecutor? {
+        pthread_getspecific(executorThreadKey).map {
+            Unmanaged<PostgresTaskExecutor>.fromOpaque($0).takeUnretainedValue()
+        }
     }
 
     /// Threads running now, for tests.
@@ -60,6 +77,23 @@ final class PostgresTaskExecutor: TaskExecutor, @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         return threads
+    }
+
+    /// Claims one of the `maximumThreads − 1` places for a call that blocks its thread; `false` when they
+    /// are all taken, and the call must be made elsewhere. Each `true` is ended by ``endBlocking()``.
+    func beginBlocking() -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard blocking < maximumThreads - 1 else { return false }
+        blocking += 1
+        return true
+    }
+
+    /// Ends a blocking call that ``beginBlocking()`` allowed.
+    func endBlocking() {
+        condition.lock()
+        blocking -= 1
+        condition.unlock()
     }
 
     func enqueue(_ job: consuming ExecutorJob) {
@@ -78,27 +112,80 @@ final class PostgresTaskExecutor: TaskExecutor, @unchecked Sendable {
             startsThread = true
         }
         condition.unlock()
-        if startsThread {
-            let thread = Thread { [self] in work() }
-            thread.name = Self.threadName
-            thread.start()
+        if startsThread && !startThread() {
+            condition.lock()
+            threads -= 1
+            condition.unlock()
+            // The line has one job more than threads coming for it: run one on a dispatch thread.
+            DispatchQueue.global().async { self.runNextJob() }
         }
+    }
+
+    /// Starts a thread that runs `work()`; `false` when the system refuses one.
+    private func startThread() -> Bool {
+        if refusesThreads { return false }
+        let executor = Unmanaged.passRetained(self)
+        #if canImport(Darwin)
+        var thread: pthread_t?
+        #else
+        var thread: pthread_t = 0
+        #endif
+        let status = pthread_create(
+            &thread,
+            nil,
+            { argument in
+                let executor = Unmanaged<PostgresTaskExecutor>.fromOpaque(argument!).takeRetainedValue()
+                executor.work()
+                return nil
+            },
+            executor.toOpaque()
+        )
+        if status != 0 {
+            executor.release()
+            return false
+        }
+        #if canImport(Darwin)
+        if let thread { pthread_detach(thread) }
+        #else
+        pthread_detach(thread)
+        #endif
+        return true
+    }
+
+    /// Runs the job at the head of the line, if any, on the calling thread (not an executor thread: its
+    /// statements are handed off as elsewhere).
+    private func runNextJob() {
+        condition.lock()
+        let job = takeJob()
+        condition.unlock()
+        job?.runSynchronously(on: asUnownedTaskExecutor())
+    }
+
+    /// The job at the head of the line, taken off it; the caller holds the lock.
+    private func takeJob() -> UnownedJob? {
+        guard head < jobs.count else { return nil }
+        let job = jobs[head]
+        head += 1
+        if head == jobs.count {
+            jobs.removeAll(keepingCapacity: true)
+            head = 0
+        } else if head >= 1024 && head * 2 >= jobs.count {
+            // A long backlog: drop the taken part instead of keeping it until the line empties.
+            jobs.removeFirst(head)
+            head = 0
+        }
+        return job
     }
 
     /// A thread's life: run jobs while there are any; end after `idleTimeout` without one.
     private func work() {
-        pthread_setspecific(executorThreadKey, UnsafeRawPointer(bitPattern: 1))
+        Thread.current.name = Self.threadName
+        pthread_setspecific(executorThreadKey, Unmanaged.passUnretained(self).toOpaque())
         defer { pthread_setspecific(executorThreadKey, nil) }
         let executor = asUnownedTaskExecutor()
         condition.lock()
         while true {
-            if head < jobs.count {
-                let job = jobs[head]
-                head += 1
-                if head == jobs.count {
-                    jobs.removeAll(keepingCapacity: true)
-                    head = 0
-                }
+            if let job = takeJob() {
                 condition.unlock()
                 job.runSynchronously(on: executor)
                 condition.lock()
@@ -122,7 +209,8 @@ final class PostgresTaskExecutor: TaskExecutor, @unchecked Sendable {
     }
 }
 
-/// The thread-specific key whose value is set — to any pointer but `nil` — on every executor thread.
+/// The thread-specific key that holds, on each executor thread, its executor (unretained: the thread
+/// keeps it alive).
 private let executorThreadKey: pthread_key_t = {
     var key = pthread_key_t()
     let status = pthread_key_create(&key, nil)

@@ -10,6 +10,7 @@ import TilecastAuth
 @testable import TilecastAuthPostgres
 
 /// The executor whose threads wait for PostgreSQL in place, on its own and under the store.
+@Suite(.timeLimit(.minutes(1)))
 struct PostgresTaskExecutorTests {
     /// Jobs that block their thread for a while and report whether they ran on an executor thread,
     /// and how many ran at once at most.
@@ -19,7 +20,7 @@ struct PostgresTaskExecutorTests {
         let onExecutorThread = Atomic(0)
 
         func run() {
-            if PostgresTaskExecutor.isCurrentThreadAnExecutorThread {
+            if PostgresTaskExecutor.current != nil {
                 onExecutorThread.add(1, ordering: .relaxed)
             }
             let now = running.add(1, ordering: .relaxed).newValue
@@ -52,7 +53,7 @@ struct PostgresTaskExecutorTests {
         // Blocking jobs do not hold one another up while a thread is free to start.
         #expect(jobs.mostAtOnce.load(ordering: .relaxed) >= 2)
         #expect(executor.threadCount <= 3)
-        #expect(!PostgresTaskExecutor.isCurrentThreadAnExecutorThread)
+        #expect(!(PostgresTaskExecutor.current != nil))
     }
 
     @Test("Idle threads end after idleTimeout, and a later job starts one again")
@@ -70,9 +71,62 @@ struct PostgresTaskExecutorTests {
         }
         #expect(executor.threadCount == 0)
         let ranOnExecutor = await Task(executorPreference: executor) {
-            PostgresTaskExecutor.isCurrentThreadAnExecutorThread
+            (PostgresTaskExecutor.current != nil)
         }.value
         #expect(ranOnExecutor)
+    }
+}
+
+extension PostgresTaskExecutorTests {
+    @Test("An idle thread is woken for a job at once, not when its idle timeout ends")
+    func idleThreadIsWoken() async throws {
+        let executor = PostgresTaskExecutor(maximumThreads: 2, idleTimeout: 5)
+        _ = await Task(executorPreference: executor) { 1 }.value
+        // The thread is idle now, waiting for a job or its timeout.
+        try await Task.sleep(for: .milliseconds(50))
+        let started = ContinuousClock.now
+        _ = await Task(executorPreference: executor) { 2 }.value
+        #expect(ContinuousClock.now - started < .seconds(2))
+        #expect(executor.threadCount == 1)
+    }
+
+    @Test("Two jobs arriving together for one idle thread: one wakes it, the other starts a second")
+    func arrivalsDoNotQueueBehindOneIdleThread() async throws {
+        let executor = PostgresTaskExecutor(maximumThreads: 3, idleTimeout: 5)
+        _ = await Task(executorPreference: executor) { 1 }.value
+        try await Task.sleep(for: .milliseconds(50))
+        let jobs = BlockingJobs()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<2 {
+                group.addTask(executorPreference: executor) { jobs.run() }
+            }
+        }
+        // Had the second counted the thread the first had claimed as still idle, it would have waited
+        // for it instead of starting another, and the two would have run one after the other.
+        #expect(jobs.mostAtOnce.load(ordering: .relaxed) == 2)
+    }
+
+    @Test("At most maximumThreads − 1 blocking calls at once: one thread is always left for the rest")
+    func oneThreadNeverBlocks() {
+        let executor = PostgresTaskExecutor(maximumThreads: 3)
+        #expect(executor.beginBlocking())
+        #expect(executor.beginBlocking())
+        #expect(!executor.beginBlocking())
+        executor.endBlocking()
+        #expect(executor.beginBlocking())
+    }
+
+    @Test("When no thread can be started, jobs still run, on dispatch's threads")
+    func refusedThreadsStillRunJobs() async {
+        let executor = PostgresTaskExecutor(maximumThreads: 2, refusesThreads: true)
+        let results = await withTaskGroup(of: Int.self) { group in
+            for value in 0..<10 {
+                group.addTask(executorPreference: executor) { value }
+            }
+            return await group.reduce(0, +)
+        }
+        #expect(results == 45)
+        #expect(executor.threadCount == 0)
     }
 }
 
@@ -160,6 +214,130 @@ struct PostgresTaskExecutorServerTests {
         #expect(store.statistics.operationsInPlace == 1)
         #expect(waited >= .milliseconds(800) && waited < .seconds(3), "waited \(waited)")
         #expect(try await store.grant(unknown) == nil)
+    }
+
+    /// What `body` ended with: its value, or the error's kind.
+    private static func outcome(_ body: () async throws -> Void) async -> String {
+        do {
+            try await body()
+            return "ok"
+        } catch let error as PostgresError {
+            return "\(error.kind)"
+        } catch {
+            return "\(type(of: error))"
+        }
+    }
+
+    @Test(
+        "On the executor, a caller in line for the one busy connection still gets poolTimeout on time",
+        arguments: [false, true]
+    )
+    func connectionWaitIsBounded(cancelled: Bool) async throws {
+        let store = try await PostgresTimeoutTests.makeStore(
+            maximumConnections: 1,
+            connectionWaitTimeout: cancelled ? .seconds(5) : .milliseconds(300)
+        )
+        defer { store.close() }
+        let executor = store.taskExecutor
+        let holder = Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(2)") }
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        defer { admin.close() }
+        try await admin.waitUntilSleeping(schema: store.configuration.schema)
+        let started = ContinuousClock.now
+        let waiter = Task(executorPreference: executor) {
+            await Self.outcome { _ = try await store.grant(PostgresTimeoutTests.unknownGrant) }
+        }
+        if cancelled {
+            try await Task.sleep(for: .milliseconds(100))
+            waiter.cancel()
+        }
+        let result = await waiter.value
+        let waited = ContinuousClock.now - started
+        try await holder.value
+        // The holder blocks the executor's one blocking place; the waiter's timeout or cancellation
+        // runs on the thread that never blocks, not after the 2 s sleep.
+        #expect(result == (cancelled ? "CancellationError" : "poolTimeout"))
+        #expect(waited < .seconds(1.5), "waited \(waited)")
+    }
+
+    @Test("A statement of another pool on the same executor cannot take its last thread from a caller in line")
+    func otherPoolLeavesAThreadFree() async throws {
+        // The store has one connection and so two threads; the second pool stands for a
+        // PostgresRateLimiter's, whose statements run on the same request threads.
+        let store = try await PostgresTimeoutTests.makeStore(
+            maximumConnections: 1,
+            connectionWaitTimeout: .milliseconds(300)
+        )
+        defer { store.close() }
+        let other = try await PostgresTimeoutTests.makeStore()
+        defer { other.close() }
+        let executor = store.taskExecutor
+        let holders = [
+            Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(2)") },
+            Task(executorPreference: executor) { try await other.execute(script: "SELECT pg_sleep(2)") },
+        ]
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        defer { admin.close() }
+        try await admin.waitUntilSleeping(schema: store.configuration.schema)
+        try await admin.waitUntilSleeping(schema: other.configuration.schema)
+        let started = ContinuousClock.now
+        let result = await Task(executorPreference: executor) {
+            await Self.outcome { _ = try await store.grant(PostgresTimeoutTests.unknownGrant) }
+        }.value
+        let waited = ContinuousClock.now - started
+        for holder in holders { try await holder.value }
+        // Had both sleeps blocked the executor's two threads, the timeout would have waited for one.
+        #expect(result == "poolTimeout")
+        #expect(waited < .seconds(1.5), "waited \(waited)")
+    }
+
+    @Test("On the executor, eight slow operations through one connection: the ones kept waiting are shed on time")
+    func backlogIsShed() async throws {
+        let store = try await PostgresTimeoutTests.makeStore(
+            maximumConnections: 1,
+            connectionWaitTimeout: .milliseconds(300)
+        )
+        defer { store.close() }
+        let executor = store.taskExecutor
+        let started = ContinuousClock.now
+        let results = await withTaskGroup(of: (String, Duration).self) { group in
+            for _ in 0..<8 {
+                group.addTask(executorPreference: executor) {
+                    let result = await Self.outcome { try await store.execute(script: "SELECT pg_sleep(0.5)") }
+                    return (result, ContinuousClock.now - started)
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(results.filter { $0.0 == "ok" }.count >= 1)
+        #expect(results.filter { $0.0 == "poolTimeout" }.count >= 6, "\(results)")
+        #expect(results.allSatisfy { $0.1 < .seconds(2) }, "\(results)")
+    }
+
+    @Test("On the executor, a server that cannot be reached answers every caller within connectionWaitTimeout")
+    func unreachableServerIsBounded() async throws {
+        let store = PostgresGrantStore(
+            clients: PostgresTimeoutTests.clients,
+            configuration: try PostgresConfiguration(
+                databaseURL: "postgresql:///tilecast?host=/nonexistent-tilecast-socket-directory",
+                maximumConnections: 1,
+                connectionWaitTimeout: .milliseconds(500)
+            )
+        )
+        defer { store.close() }
+        let started = ContinuousClock.now
+        let waits = await withTaskGroup(of: Duration.self) { group in
+            for _ in 0..<6 {
+                group.addTask(executorPreference: store.taskExecutor) {
+                    _ = try? await store.grant(PostgresTimeoutTests.unknownGrant)
+                    return ContinuousClock.now - started
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        // Off the executor every caller is answered at about 0.5 s; on it, they must not be answered one
+        // connection wait after another (0.5, 1.0, … 3.0 s).
+        #expect(waits.allSatisfy { $0 < .seconds(1.5) }, "\(waits)")
     }
 
     @Test("While every executor thread waits on the server, tasks elsewhere and timers go on")
