@@ -216,6 +216,68 @@ def freeze(seconds):
         os.kill(pid, signal.SIGCONT)
 
 
+def issue_code():
+    """A code and its verifier, through the authorize page and its approval, or None."""
+    verifier = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
+    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
+    query = urllib.parse.urlencode({
+        "response_type": "code", "client_id": "tilecast-ios", "redirect_uri": CALLBACK, "state": "s",
+        "code_challenge": challenge, "code_challenge_method": "S256", "scope": "tiles:read"})
+    status, page, _ = request("authorize", "GET", "/oauth/authorize?" + query)
+    if status != 200:
+        return None
+    fields = re.findall(r'<input type="hidden" name="([^"]*)" value="([^"]*)">', page.decode())
+    form = urllib.parse.urlencode(fields + [("account", "ada@tilecast.test"), ("decision", "approve")]).encode()
+    status, _, location = request("approve", "POST", "/oauth/authorize", form,
+                                  {"Origin": base, "Content-Type": "application/x-www-form-urlencoded"})
+    if status != 302 or not location or "code=" not in location:
+        return None
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0], verifier
+
+
+# A burst of exchanges at once while the database is down: three times the pool's 10 connections, so that
+# requests queue for the request threads (the store's executor) as well as for connections. Each must be
+# answered within its one wait for a connection — not after the waits of those ahead of it — and a page
+# that never touches the database must not wait behind them.
+BURST = 30
+BURST_BOUND = POOL_WAIT + CONNECT_TIMEOUT + 1
+burst_failures = []
+
+
+def burst_while_down():
+    codes = [code for code in (issue_code() for _ in range(BURST)) if code]
+    pg_ctl("-m immediate stop")
+    answers = []
+    answers_lock = threading.Lock()
+
+    def exchange(code, verifier):
+        body = json.dumps({"grant_type": "authorization_code", "client_id": "tilecast-ios", "code": code,
+                           "redirect_uri": CALLBACK, "code_verifier": verifier}).encode()
+        started = time.monotonic()
+        status, _, _ = request("burst", "POST", "/api/v1/oauth/ios-session", body, {"Content-Type": "application/json"})
+        with answers_lock:
+            answers.append((status, time.monotonic() - started))
+
+    senders = [threading.Thread(target=exchange, args=code) for code in codes]
+    for sender in senders:
+        sender.start()
+    time.sleep(0.5)
+    started = time.monotonic()
+    home_status, _, _ = request("home", "GET", "/")
+    home_seconds = time.monotonic() - started
+    for sender in senders:
+        sender.join()
+    pg_ctl("-w start -o \"-k '%s' -c listen_addresses=''\"" % socket_dir)
+    slowest = max((seconds for _, seconds in answers), default=0)
+    statuses = sorted({str(status) for status, _ in answers})
+    print(f"       burst: {len(answers)} of {BURST} exchanges answered, statuses {statuses}, slowest {slowest:.2f} s "
+          f"(bound {BURST_BOUND} s); the home page meanwhile: {home_status} in {home_seconds:.2f} s")
+    if len(codes) != BURST or len(answers) != BURST or slowest > BURST_BOUND or statuses != ["503"]:
+        burst_failures.append("the burst's exchanges")
+    if home_status != 200 or home_seconds > 1:
+        burst_failures.append("the home page during the burst")
+
+
 faults = [
     ("restart (pg_ctl restart -m fast)", lambda: pg_ctl("-w -m fast restart -o \"-k '%s' -c listen_addresses=''\"" % socket_dir), None),
     ("immediate stop, 3 s down, start", lambda: (pg_ctl("-m immediate stop"), time.sleep(3),
@@ -225,6 +287,7 @@ faults = [
     ("backends frozen (SIGSTOP) for 5 s", lambda: freeze(5), None),
     ("network black hole for 5 s (the proxy stops forwarding)", lambda: (blackhole.set(), time.sleep(5)),
      lambda: blackhole.clear()),
+    (f"{BURST} exchanges at once while stopped, and a page that needs no database", burst_while_down, None),
 ]
 
 failed = False
@@ -269,6 +332,9 @@ try:
     if five_hundreds or errors or slowest > BOUND:
         failed = True
         print("FAIL a request got a 500, no answer, or waited past the bound")
+    if burst_failures:
+        failed = True
+        print("FAIL past its bound during the burst: " + ", ".join(burst_failures))
     half_done = psql(
         "SELECT (SELECT count(*) FROM tilecast_dev.codes c WHERE c.redeemed_grant IS NOT NULL AND NOT EXISTS "
         "(SELECT 1 FROM tilecast_dev.grants g WHERE g.id = c.redeemed_grant)) + (SELECT count(*) FROM "
