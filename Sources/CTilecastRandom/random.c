@@ -92,7 +92,7 @@ __attribute__((constructor)) static void tilecast_find_vgetrandom(void) {
     }
     tilecast_params = params;
     tilecast_state_mapping_size = (size_t)page;
-    tilecast_vgetrandom = function;
+    __atomic_store_n(&tilecast_vgetrandom, function, __ATOMIC_RELEASE);
 }
 
 /// This thread's state: mapped on first use, as the kernel asked, at the start of a page of its own;
@@ -126,19 +126,30 @@ static void *tilecast_thread_state(void) {
     return state == TILECAST_NO_STATE ? NULL : state;
 }
 
+/// When the library is unloaded (a shared library `dlclose`d) or the process exits: the key's
+/// destructor must not outlive this code, or every thread that drew would call into unmapped memory
+/// when it exits. The states of threads still alive stay mapped (harmless); fills from then on take
+/// the system call.
+__attribute__((destructor)) static void tilecast_forget_vgetrandom(void) {
+    if (__atomic_exchange_n(&tilecast_vgetrandom, NULL, __ATOMIC_ACQ_REL) != NULL) {
+        pthread_key_delete(tilecast_state_key);
+    }
+}
+
 int tilecast_random_vdso_available(void) {
-    return tilecast_vgetrandom != NULL;
+    return __atomic_load_n(&tilecast_vgetrandom, __ATOMIC_ACQUIRE) != NULL;
 }
 
 int tilecast_random_fill(void *buffer, size_t count) {
-    if (tilecast_vgetrandom == NULL) {
+    tilecast_vgetrandom_function function = __atomic_load_n(&tilecast_vgetrandom, __ATOMIC_ACQUIRE);
+    if (function == NULL) {
         return -1;
     }
     void *state = tilecast_thread_state();
     if (state == NULL) {
         return -1;
     }
-    return tilecast_random_fill_with(tilecast_vgetrandom, state, tilecast_params.size_of_opaque_state, buffer, count);
+    return tilecast_random_fill_with(function, state, tilecast_params.size_of_opaque_state, buffer, count);
 }
 
 #else

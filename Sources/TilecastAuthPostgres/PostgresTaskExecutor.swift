@@ -116,14 +116,20 @@ final class PostgresTaskExecutor: TaskExecutor, @unchecked Sendable {
             condition.lock()
             threads -= 1
             condition.unlock()
-            // The line has one job more than threads coming for it: run one on a dispatch thread.
-            DispatchQueue.global().async { self.runNextJob() }
+            // The line has a job with no thread coming for it — this one, and any that arrived while
+            // the start was counted: run the line on a dispatch thread until it is empty.
+            DispatchQueue.global().async { self.runJobsWithoutThread() }
         }
     }
 
     /// Starts a thread that runs `work()`; `false` when the system refuses one.
     private func startThread() -> Bool {
-        if refusesThreads { return false }
+        if refusesThreads {
+            // As a failing pthread_create takes a while (a stack mapped and unmapped), so that arrivals
+            // can come while the start is still counted.
+            usleep(300)
+            return false
+        }
         let executor = Unmanaged.passRetained(self)
         #if canImport(Darwin)
         var thread: pthread_t?
@@ -152,13 +158,17 @@ final class PostgresTaskExecutor: TaskExecutor, @unchecked Sendable {
         return true
     }
 
-    /// Runs the job at the head of the line, if any, on the calling thread (not an executor thread: its
-    /// statements are handed off as elsewhere).
-    private func runNextJob() {
-        condition.lock()
-        let job = takeJob()
-        condition.unlock()
-        job?.runSynchronously(on: asUnownedTaskExecutor())
+    /// Runs the jobs in line until there are none, on the calling thread (not an executor thread: its
+    /// statements are handed off as elsewhere, so it never blocks). Jobs that arrive while a refused
+    /// start was still counted expect a thread that does not exist; this is where they run.
+    private func runJobsWithoutThread() {
+        while true {
+            condition.lock()
+            let job = takeJob()
+            condition.unlock()
+            guard let job else { return }
+            job.runSynchronously(on: asUnownedTaskExecutor())
+        }
     }
 
     /// The job at the head of the line, taken off it; the caller holds the lock.

@@ -116,6 +116,23 @@ extension PostgresTaskExecutorTests {
         #expect(executor.beginBlocking())
     }
 
+    @Test("When no thread can be started, jobs arriving together — each task suspending again and again — all finish")
+    func refusedStartsStrandNoJob() async throws {
+        for _ in 0..<20 {
+            let executor = PostgresTaskExecutor(maximumThreads: 2, refusesThreads: true)
+            let finished = await withTaskGroup(of: Int.self) { group in
+                for _ in 0..<8 {
+                    group.addTask(executorPreference: executor) {
+                        for _ in 0..<20 { await Task.yield() }
+                        return 1
+                    }
+                }
+                return await group.reduce(0, +)
+            }
+            #expect(finished == 8)
+        }
+    }
+
     @Test("When no thread can be started, jobs still run, on dispatch's threads")
     func refusedThreadsStillRunJobs() async {
         let executor = PostgresTaskExecutor(maximumThreads: 2, refusesThreads: true)
