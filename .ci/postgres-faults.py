@@ -158,8 +158,8 @@ class NoRedirect(urllib.request.HTTPRedirectHandler):
 urllib.request.install_opener(urllib.request.build_opener(NoRedirect))
 
 
-def flow():
-    """Authorize page, approval, exchange, refresh. Returns True when every step succeeded."""
+def issue_code():
+    """A code and its verifier, through the authorize page and its approval, or None."""
     verifier = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
     query = urllib.parse.urlencode({
@@ -167,14 +167,22 @@ def flow():
         "code_challenge": challenge, "code_challenge_method": "S256", "scope": "tiles:read"})
     status, page, _ = request("authorize", "GET", "/oauth/authorize?" + query)
     if status != 200:
-        return False
+        return None
     fields = re.findall(r'<input type="hidden" name="([^"]*)" value="([^"]*)">', page.decode())
     form = urllib.parse.urlencode(fields + [("account", "ada@tilecast.test"), ("decision", "approve")]).encode()
     status, _, location = request("approve", "POST", "/oauth/authorize", form,
                                   {"Origin": base, "Content-Type": "application/x-www-form-urlencoded"})
     if status != 302 or not location or "code=" not in location:
+        return None
+    return urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0], verifier
+
+
+def flow():
+    """Authorize page, approval, exchange, refresh. Returns True when every step succeeded."""
+    issued = issue_code()
+    if issued is None:
         return False
-    code = urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0]
+    code, verifier = issued
     body = json.dumps({"grant_type": "authorization_code", "client_id": "tilecast-ios", "code": code,
                        "redirect_uri": CALLBACK, "code_verifier": verifier}).encode()
     status, payload, _ = request("exchange", "POST", "/api/v1/oauth/ios-session", body,
@@ -214,25 +222,6 @@ def freeze(seconds):
     time.sleep(seconds)
     for pid in pids:
         os.kill(pid, signal.SIGCONT)
-
-
-def issue_code():
-    """A code and its verifier, through the authorize page and its approval, or None."""
-    verifier = base64.urlsafe_b64encode(secrets.token_bytes(32)).rstrip(b"=").decode()
-    challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
-    query = urllib.parse.urlencode({
-        "response_type": "code", "client_id": "tilecast-ios", "redirect_uri": CALLBACK, "state": "s",
-        "code_challenge": challenge, "code_challenge_method": "S256", "scope": "tiles:read"})
-    status, page, _ = request("authorize", "GET", "/oauth/authorize?" + query)
-    if status != 200:
-        return None
-    fields = re.findall(r'<input type="hidden" name="([^"]*)" value="([^"]*)">', page.decode())
-    form = urllib.parse.urlencode(fields + [("account", "ada@tilecast.test"), ("decision", "approve")]).encode()
-    status, _, location = request("approve", "POST", "/oauth/authorize", form,
-                                  {"Origin": base, "Content-Type": "application/x-www-form-urlencoded"})
-    if status != 302 or not location or "code=" not in location:
-        return None
-    return urllib.parse.parse_qs(urllib.parse.urlsplit(location).query)["code"][0], verifier
 
 
 # A burst of exchanges at once while the database is down: three times the pool's 10 connections, so that

@@ -331,8 +331,11 @@ struct PostgresTimeoutTests {
         try await cleanup()
     }
 
-    @Test("A frozen backend (SIGSTOP) costs an operation its operationTimeout, not the server's silence")
-    func frozenBackendIsBoundedOnTheClient() async throws {
+    @Test(
+        "A frozen backend (SIGSTOP) costs an operation its operationTimeout, not the server's silence — handed off or on the store's executor",
+        arguments: [false, true]
+    )
+    func frozenBackendIsBoundedOnTheClient(onExecutor: Bool) async throws {
         // The server's statement_timeout (5 s) cannot help: a stopped backend enforces nothing.
         let store = try await Self.makeStore(statementTimeout: .seconds(5), operationTimeout: .milliseconds(800))
         defer { store.close() }
@@ -343,14 +346,19 @@ struct PostgresTimeoutTests {
         try #require(!pids.isEmpty)
         for pid in pids { kill(pid, SIGSTOP) }
         let started = ContinuousClock.now
-        do {
-            _ = try await store.grant(Self.unknownGrant)
-            Issue.record("an operation on a frozen backend returned")
-        } catch let error as PostgresError {
-            #expect(error.kind == .timeout, "\(error)")
-        }
+        let outcome = await Task(executorPreference: onExecutor ? store.taskExecutor : nil) {
+            () -> Result<Grant?, any Error> in
+            do { return .success(try await store.grant(Self.unknownGrant)) } catch { return .failure(error) }
+        }.value
         let waited = ContinuousClock.now - started
         for pid in pids { kill(pid, SIGCONT) }
+        if case .failure(let error as PostgresError) = outcome {
+            #expect(error.kind == .timeout, "\(error)")
+        } else {
+            Issue.record("an operation on a frozen backend returned \(outcome)")
+        }
+        // On the executor the statement ran in place, on the request's own thread; off it, handed off.
+        #expect(store.statistics.operationsInPlace == (onExecutor ? 1 : 0))
         #expect(waited >= .milliseconds(800) && waited < .seconds(3), "waited \(waited)")
         // The frozen connection is gone; the next operation opens a fresh one and succeeds.
         #expect(try await store.grant(Self.unknownGrant) == nil)
