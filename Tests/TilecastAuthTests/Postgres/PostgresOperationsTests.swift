@@ -166,6 +166,104 @@ struct PostgresOperationsTests {
         #expect(partialReads == 0, "the redemptions read \(partialReads) entries of the pending codes' indexes")
     }
 
+    /// A rotation's statements run on plans the server keeps for the connection. Version 1's
+    /// `rotate_refresh_token` retired the presented and the replaced token in one `UPDATE … WHERE digest =
+    /// p_presented OR (digest = p_current AND p_presented <> p_current)`, whose plan for the parameters'
+    /// values always looked cheaper than the generic one, so the server planned it again on every call:
+    /// 24 µs of each refresh. The server counts plans only where `pg_stat_statements.track_planning` is on,
+    /// so the store's one connection turns it on at its start (a superuser's setting, as the test cluster's
+    /// user is); `pg_stat_statements` must be preloaded with `track = all`, as `.ci/with-postgres` does.
+    @Test("A rotation's statements run on the connection's cached plans, not planned again on every call")
+    func rotationIsNotReplanned() async throws {
+        let url = try #require(PostgresTestDatabase.url)
+        let option = "-c pg_stat_statements.track_planning=on"
+        let tracked =
+            url.hasPrefix("postgres://") || url.hasPrefix("postgresql://")
+            ? url + (url.contains("?") ? "&" : "?") + "options="
+                + option.replacingOccurrences(of: " ", with: "%20").replacingOccurrences(of: "=", with: "%3D")
+            : url + " options='\(option)'"
+        let schema = PostgresTestDatabase.uniqueSchema()
+        let store = PostgresGrantStore(
+            clients: Self.clients,
+            configuration: try PostgresConfiguration(databaseURL: tracked, schema: schema, maximumConnections: 1)
+        )
+        try await store.migrate()
+        let now = Date()
+        let random = SystemRandomSource()
+        func signIn() async throws -> GrantIssuance {
+            var issuance = PostgresTestDatabase.bareIssuance(account: "account-replan", at: now)
+            let token = OpaqueToken.mint(.refreshToken, using: random).digest
+            issuance.grant.currentRefreshToken = token
+            issuance.refreshToken = RefreshToken(
+                digest: token,
+                grant: issuance.grant.id,
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(3600)
+            )
+            let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-replan", at: now)
+            #expect(try await store.redeemCode(code.digest, issuing: issuance, at: now) == .redeemed)
+            return issuance
+        }
+        // As in service: a table of many tokens, with the statistics that say so. With a few hundred,
+        // version 1's statement kept a generic plan that read the whole table instead.
+        for _ in 0..<1_000 { _ = try await signIn() }
+        try await store.analyze()
+        let issuance = try await signIn()
+        var current = try #require(issuance.refreshToken).digest
+        let rotations = 20
+        // Plain rotations, as a client's refreshes almost always are: the presented token is the current one.
+        for index in 0..<rotations {
+            let successor = OpaqueToken.mint(.refreshToken, using: random).digest
+            let outcome = try await store.rotateRefreshToken(
+                current,
+                replacing: current,
+                successor: RefreshToken(
+                    digest: successor,
+                    grant: issuance.grant.id,
+                    issuedAt: now,
+                    expiresAt: now.addingTimeInterval(3600)
+                ),
+                accessToken: AccessToken(
+                    digest: OpaqueToken.mint(.accessToken, using: random).digest,
+                    grant: issuance.grant.id,
+                    issuedAt: now,
+                    expiresAt: now.addingTimeInterval(900)
+                ),
+                at: now
+            )
+            #expect(outcome == .rotated, "rotation \(index)")
+            current = successor
+        }
+        store.close()
+
+        let observer = try PostgresConnection.open(try PostgresTestDatabase.configuration(schema: schema))
+        _ = try? observer.execute(script: "CREATE EXTENSION IF NOT EXISTS pg_stat_statements")
+        let statements = PostgresStatement(
+            name: "test_rotation_plans",
+            sql: """
+                SELECT s.calls, s.plans, s.query FROM pg_stat_statements s
+                WHERE s.dbid = (SELECT oid FROM pg_database WHERE datname = current_database())
+                  AND s.query LIKE '%' || $1 || '%' AND s.calls >= $2
+                """
+        )
+        let result = try observer.execute(statements, [.text(schema), .int4(Int32(rotations))])
+        var (seen, planned) = (0, Int64(0))
+        for index in 0..<result.rowCount {
+            let row = try result.row(index)
+            let (calls, plans, query) = (try row.int8(0), try row.int8(1), try row.text(2))
+            seen += 1
+            planned += plans
+            #expect(plans <= calls / 2, "planned \(plans) times in \(calls) calls: \(query)")
+        }
+        // The call itself and the statements inside it (pg_stat_statements with track = all), each planned
+        // at least once (track_planning took effect).
+        #expect(
+            seen >= 4,
+            "pg_stat_statements saw \(seen) of the rotation's statements; is it preloaded with track = all?"
+        )
+        #expect(planned >= Int64(seen), "no plans counted: pg_stat_statements.track_planning did not take effect")
+    }
+
     @Test("A store refuses a database whose schema is newer than it knows")
     func newerSchemaIsRefused() async throws {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
