@@ -29,7 +29,9 @@ extension PostgresGrantStore {
     /// without statistics, plans made while a table was empty scan it whole.
     package func analyze() async throws {
         let schema = configuration.quotedSchema
-        let tables = ["codes", "grants", "refresh_tokens", "access_tokens", "sessions", "rate_limits"]
+        let tables = [
+            "codes", "grants", "refresh_tokens", "access_tokens", "sessions", "rate_limits", "account_revocations",
+        ]
         try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
             try connection.execute(script: "ANALYZE " + tables.map { "\(schema).\($0)" }.joined(separator: ", "))
         }

@@ -38,7 +38,7 @@ enum PostgresSchema {
         ),
         Migration(
             version: 4,
-            summary: "rotate_refresh_token retires the replaced token in a statement of its own, planned once",
+            summary: "rotate_refresh_token and create_grant in statements whose plans are kept",
             sql: version4
         ),
     ]
@@ -517,12 +517,22 @@ enum PostgresSchema {
     /// Version 1 updated both in one `UPDATE … WHERE digest = p_presented OR (digest = p_current AND
     /// p_presented <> p_current)`. Planned for the parameters' values — a plain rotation presents the
     /// current token, so the second arm is false — it is one lookup by the key; planned generically it is
-    /// a scan of the whole table, or a union of two lookups. With a few hundred tokens PostgreSQL kept the
-    /// generic plan, reading every token on every rotation; with more, it planned the statement again on
-    /// every call, 24 µs of each refresh in the benchmark's profile. Here each statement's generic plan is
+    /// a scan of the table while it holds a few hundred tokens, a union of two lookups beyond. PostgreSQL
+    /// kept the scan, reading every token on every rotation, and refused the union, planning the statement
+    /// again on every call: 24 µs of each refresh in the benchmark's profile. Here each statement's generic plan is
     /// a lookup by the key, so the connection plans it a few times and then reuses it. What is written is
     /// unchanged: the presented token is rotated to the new successor (keeping its `rotatedAt` on a
     /// retry), and on a retry the successor it replaces is retired.
+    ///
+    /// `create_grant` gets what version 3 gave `redeem_code`: the bodies of `lock_account`,
+    /// `account_revoked_since` and `insert_issuance` in place. `account_revoked_since` is a `LANGUAGE sql`
+    /// function with a `SET` clause, which PostgreSQL never inlines, and PostgreSQL 15 keeps no plan of a
+    /// SQL function's statement from one call to the next: its `EXISTS` was planned on every grant
+    /// created. The advisory lock's key is `lock_account`'s, so a revocation still excludes a creation.
+    ///
+    /// `remove_expired_revocations` compared `revoked_at + 600 <= p_now`, which no index on `revoked_at`
+    /// can answer. It now asks the index for `revoked_at <= p_now - 599` and keeps the exact comparison
+    /// as a filter, so that what it removes is unchanged to the last bit.
     private static let version4 = """
         CREATE OR REPLACE FUNCTION {schema}.rotate_refresh_token(
             p_presented bytea, p_current bytea, p_now float8,
@@ -567,6 +577,52 @@ enum PostgresSchema {
             )
             INSERT INTO {schema}.access_tokens VALUES (p_access, p_access_grant, p_access_issued, p_access_expires);
             RETURN 0;
+        END $$;
+
+        CREATE OR REPLACE FUNCTION {schema}.create_grant(
+            p_grant uuid, p_client text, p_account text, p_scope text, p_created float8, p_expires float8,
+            p_current_refresh bytea, p_session_pointer bytea, p_revoked float8, p_reason text,
+            p_access bytea, p_access_grant uuid, p_access_issued float8, p_access_expires float8,
+            p_refresh bytea, p_refresh_grant uuid, p_refresh_issued float8, p_refresh_expires float8,
+            p_refresh_state smallint, p_refresh_state_changed float8, p_refresh_successor bytea,
+            p_session bytea, p_session_grant uuid, p_session_started float8, p_session_expires float8,
+            p_authenticated float8
+        ) RETURNS smallint LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        BEGIN
+            -- lock_account(p_account, false)
+            PERFORM pg_advisory_xact_lock_shared(hashtext('tilecast-auth accounts'), hashtext('{schema}/' || p_account));
+            -- account_revoked_since(p_account, p_authenticated)
+            IF EXISTS (SELECT 1 FROM {schema}.account_revocations r
+                    WHERE r.account_id = p_account AND r.revoked_at >= p_authenticated) THEN
+                RETURN 1;
+            END IF;
+            -- insert_issuance: the grant and everything it starts with, in one statement.
+            WITH new_grant AS (
+                INSERT INTO {schema}.grants VALUES (
+                    p_grant, p_client, p_account, p_scope, p_created, p_expires,
+                    p_current_refresh, p_session_pointer, p_revoked, p_reason)
+            ), access AS (
+                INSERT INTO {schema}.access_tokens
+                    SELECT p_access, p_access_grant, p_access_issued, p_access_expires WHERE p_access IS NOT NULL
+            ), refresh AS (
+                INSERT INTO {schema}.refresh_tokens
+                    SELECT p_refresh, p_refresh_grant, p_refresh_issued, p_refresh_expires,
+                        p_refresh_state, p_refresh_state_changed, p_refresh_successor
+                    WHERE p_refresh IS NOT NULL
+            )
+            INSERT INTO {schema}.sessions
+                SELECT p_session, p_session_grant, p_session_started, p_session_expires WHERE p_session IS NOT NULL;
+            RETURN 0;
+        END $$;
+
+        CREATE OR REPLACE FUNCTION {schema}.remove_expired_revocations(p_now float8) RETURNS bigint
+        LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        DECLARE
+            v_count bigint;
+        BEGIN
+            DELETE FROM {schema}.account_revocations WHERE revoked_at <= p_now - 599 AND revoked_at + 600 <= p_now;
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            RETURN v_count;
         END $$;
         """
 }
