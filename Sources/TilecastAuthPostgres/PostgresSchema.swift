@@ -524,6 +524,12 @@ enum PostgresSchema {
     /// unchanged: the presented token is rotated to the new successor (keeping its `rotatedAt` on a
     /// retry), and on a retry the successor it replaces is retired.
     ///
+    /// A retry now also requires the successor it replaces to be stored, as `InMemoryGrantStore` does
+    /// (`GrantStore.rotateRefreshToken`'s contract): version 1 rotated when
+    /// `removeExpired` had taken that successor — the grant naming a token no longer stored — where the
+    /// in-memory store answered `.superseded`. A plain rotation and a retry are separate statements, so the
+    /// plain one has no `OR` and no `EXISTS` in its plan.
+    ///
     /// `create_grant` gets what version 3 gave `redeem_code`: the bodies of `lock_account`,
     /// `account_revoked_since` and `insert_issuance` in place. `account_revoked_since` is a `LANGUAGE sql`
     /// function with a `SET` clause, which PostgreSQL never inlines, and PostgreSQL 15 keeps no plan of a
@@ -543,11 +549,21 @@ enum PostgresSchema {
             v_grant uuid;
             v_live boolean;
         BEGIN
-            UPDATE {schema}.grants g SET current_refresh_token = p_successor
-                FROM {schema}.refresh_tokens t
-                WHERE t.digest = p_presented AND g.id = t.grant_id
-                  AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current
-                  AND (p_presented = p_current OR (t.state = 1 AND t.successor = p_current));
+            IF p_presented = p_current THEN
+                UPDATE {schema}.grants g SET current_refresh_token = p_successor
+                    FROM {schema}.refresh_tokens t
+                    WHERE t.digest = p_presented AND g.id = t.grant_id
+                      AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current;
+            ELSE
+                -- A retry: the presented token must name the current one as its successor, and the current
+                -- one must still be stored.
+                UPDATE {schema}.grants g SET current_refresh_token = p_successor
+                    FROM {schema}.refresh_tokens t
+                    WHERE t.digest = p_presented AND g.id = t.grant_id
+                      AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current
+                      AND t.state = 1 AND t.successor = p_current
+                      AND EXISTS (SELECT 1 FROM {schema}.refresh_tokens c WHERE c.digest = p_current);
+            END IF;
             IF NOT FOUND THEN
                 -- Nothing written; say why.
                 SELECT t.grant_id, g.revoked_at IS NULL AND g.expires_at > p_now INTO v_grant, v_live

@@ -158,6 +158,68 @@ extension StoreConformanceCheck {
             )
         },
 
+        StoreConformanceCheck("a leeway retry whose successor's record was removed is superseded and writes nothing") {
+            context in
+            let store = context.store
+            let fixture = context.fixture
+            let issuance = fixture.issuance()
+            try await context.create(issuance)
+            let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
+            // A successor that expires a minute on, long before the token it replaced and the grant.
+            let shortLived = RefreshToken(
+                digest: fixture.digest(),
+                grant: issuance.grant.id,
+                issuedAt: fixture.t0,
+                expiresAt: fixture.t0.addingTimeInterval(60)
+            )
+            let (_, access) = fixture.rotation(of: issuance.grant.id, at: fixture.t0)
+            let first = try await store.rotateRefreshToken(
+                presented,
+                replacing: presented,
+                successor: shortLived,
+                accessToken: access,
+                at: fixture.t0
+            )
+            try context.require(first == .rotated, "rotating a fresh grant's first token returned \(first)")
+            let later = fixture.t0.addingTimeInterval(61)
+            _ = try await store.removeExpired(at: later)
+            try context.require(
+                try await store.refreshToken(shortLived.digest) == nil,
+                "removeExpired kept a refresh token past its expiry"
+            )
+            // The grant still names the removed token as current; a retry from the token before it has no
+            // successor to retire.
+            let (outcome, retried, retriedAccess) = try await context.rotate(
+                presented,
+                replacing: shortLived.digest,
+                of: issuance.grant.id,
+                at: later
+            )
+            guard case .superseded = outcome else {
+                throw StoreConformanceFailure(
+                    check: context.check,
+                    message: "a retry whose successor's record is gone returned \(outcome)"
+                )
+            }
+            try context.require(
+                try await store.refreshToken(retried.digest) == nil,
+                "a refused retry stored its successor"
+            )
+            try context.require(
+                try await store.accessToken(retriedAccess.digest) == nil,
+                "a refused retry stored its access token"
+            )
+            let after = try await store.refreshToken(presented)
+            try context.require(
+                after?.token.state == .rotated(rotatedAt: fixture.t0, successor: shortLived.digest),
+                "a refused retry changed the presented token to \(String(describing: after?.token.state))"
+            )
+            try context.require(
+                after?.grant.currentRefreshToken == shortLived.digest,
+                "a refused retry moved the grant's current token"
+            )
+        },
+
         StoreConformanceCheck("concurrent rotations of one token: exactly one succeeds") { context in
             let store = context.store
             let fixture = context.fixture
