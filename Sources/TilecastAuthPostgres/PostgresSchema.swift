@@ -527,8 +527,11 @@ enum PostgresSchema {
     /// A retry now also requires the successor it replaces to be stored, as `InMemoryGrantStore` does
     /// (`GrantStore.rotateRefreshToken`'s contract): version 1 rotated when
     /// `removeExpired` had taken that successor — the grant naming a token no longer stored — where the
-    /// in-memory store answered `.superseded`. A plain rotation and a retry are separate statements, so the
-    /// plain one has no `OR` and no `EXISTS` in its plan.
+    /// in-memory store answered `.superseded`. A retry locks the grant's row first (the order a plain
+    /// rotation takes its locks in), then retires the successor by its key and moves the grant's token
+    /// only if that found it: a successor removed while the retry waited for the row is seen gone, since
+    /// each statement reads what was committed before it began. A plain rotation and a retry are separate
+    /// statements, so the plain one's plan has none of the retry's conditions.
     ///
     /// `create_grant` gets what version 3 gave `redeem_code`: the bodies of `lock_account`,
     /// `account_revoked_since` and `insert_issuance` in place. `account_revoked_since` is a `LANGUAGE sql`
@@ -555,14 +558,22 @@ enum PostgresSchema {
                     WHERE t.digest = p_presented AND g.id = t.grant_id
                       AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current;
             ELSE
-                -- A retry: the presented token must name the current one as its successor, and the current
-                -- one must still be stored.
-                UPDATE {schema}.grants g SET current_refresh_token = p_successor
-                    FROM {schema}.refresh_tokens t
-                    WHERE t.digest = p_presented AND g.id = t.grant_id
+                -- A retry: the presented token must name the current one as its successor. The grant's row is
+                -- locked first, as a plain rotation locks it; then the successor it replaces is retired, and
+                -- one removed meanwhile (removeExpired) is seen gone, after any wait: nothing is written.
+                SELECT g.id INTO v_grant
+                    FROM {schema}.grants g JOIN {schema}.refresh_tokens t ON g.id = t.grant_id
+                    WHERE t.digest = p_presented
                       AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current
                       AND t.state = 1 AND t.successor = p_current
-                      AND EXISTS (SELECT 1 FROM {schema}.refresh_tokens c WHERE c.digest = p_current);
+                    FOR NO KEY UPDATE OF g;
+                IF FOUND THEN
+                    UPDATE {schema}.refresh_tokens SET state = 2, state_changed_at = p_now, successor = NULL
+                        WHERE digest = p_current;
+                    IF FOUND THEN
+                        UPDATE {schema}.grants SET current_refresh_token = p_successor WHERE id = v_grant;
+                    END IF;
+                END IF;
             END IF;
             IF NOT FOUND THEN
                 -- Nothing written; say why.
@@ -582,11 +593,6 @@ enum PostgresSchema {
                 state_changed_at = CASE WHEN p_presented = p_current THEN p_now ELSE state_changed_at END,
                 successor = p_successor
                 WHERE digest = p_presented;
-            IF p_presented <> p_current THEN
-                -- A retry: the successor it replaces is retired.
-                UPDATE {schema}.refresh_tokens SET state = 2, state_changed_at = p_now, successor = NULL
-                    WHERE digest = p_current;
-            END IF;
             WITH successor AS (
                 INSERT INTO {schema}.refresh_tokens
                     VALUES (p_successor, p_successor_grant, p_successor_issued, p_successor_expires, 0, NULL, NULL)

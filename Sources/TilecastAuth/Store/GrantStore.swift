@@ -88,8 +88,8 @@ public protocol GrantStore: Sendable {
     ///   - when `presented == current` (an ordinary rotation), set the presented token's state to
     ///     `.rotated(rotatedAt: now, successor: successor.digest)`;
     ///   - when `presented != current` (a retry within the configured leeway), require the presented
-    ///     token's state to be `.rotated(_, successor: current)` and `current` to be stored (not yet
-    ///     removed by ``removeExpired(at:)``) — else return `.superseded` — then set
+    ///     token's state to be `.rotated(_, successor: current)` and `current` to be still stored (not
+    ///     removed as expired) — else return `.superseded` — then set
     ///     its successor to `successor.digest`, keeping its `rotatedAt`, and set the state of `current`
     ///     to `.retired(retiredAt: now)`;
     ///

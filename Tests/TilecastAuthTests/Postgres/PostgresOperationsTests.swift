@@ -330,6 +330,105 @@ struct PostgresOperationsTests {
         return url + (url.contains("?") ? "&" : "?") + "options=" + encoded
     }
 
+    /// A retry within the leeway retires the successor it replaces, which must still be stored. When
+    /// `removeExpired` takes that successor while the retry waits for its grant's row, the retry must find
+    /// it gone and write nothing — `.superseded`, as the in-memory store, whose steps never interleave,
+    /// answers for a retry after the removal. The first version of migration 4 read the successor's
+    /// presence in the snapshot its statement started with, before the wait, and rotated (found by a
+    /// review).
+    @Test("A leeway retry that waited for its grant's row sees the successor removed meanwhile, and writes nothing")
+    func retryAfterConcurrentRemoval() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        defer { store.close() }
+        let random = SystemRandomSource()
+        let t0 = Date()
+        func refreshToken(of grant: GrantID, at now: Date, lifetime: TimeInterval) -> RefreshToken {
+            RefreshToken(
+                digest: OpaqueToken.mint(.refreshToken, using: random).digest,
+                grant: grant,
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(lifetime)
+            )
+        }
+        func accessToken(of grant: GrantID, at now: Date) -> AccessToken {
+            AccessToken(
+                digest: OpaqueToken.mint(.accessToken, using: random).digest,
+                grant: grant,
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(900)
+            )
+        }
+        var issuance = PostgresTestDatabase.bareIssuance(account: "account-retry", at: t0)
+        let grant = issuance.grant.id
+        let presented = refreshToken(of: grant, at: t0, lifetime: 3000)
+        issuance.grant.currentRefreshToken = presented.digest
+        issuance.refreshToken = presented
+        #expect(try await store.createGrant(issuance) == .created)
+        // The successor expires a minute on, long before the token it replaced and the grant.
+        let successor = refreshToken(of: grant, at: t0, lifetime: 60)
+        let first = try await store.rotateRefreshToken(
+            presented.digest,
+            replacing: presented.digest,
+            successor: successor,
+            accessToken: accessToken(of: grant, at: t0),
+            at: t0
+        )
+        #expect(first == .rotated)
+
+        // Another session holds the grant's row, as a session replacement does for a moment.
+        let schema = store.configuration.quotedSchema
+        let holder = try PostgresConnection.open(store.configuration)
+        try holder.execute(
+            script: "BEGIN; SELECT 1 FROM \(schema).grants WHERE id = '\(grant.rawValue.uuidString)' FOR UPDATE"
+        )
+        let later = t0.addingTimeInterval(61)
+        let retried = refreshToken(of: grant, at: later, lifetime: 3000)
+        let retriedAccess = accessToken(of: grant, at: later)
+        let retry = Task {
+            try await store.rotateRefreshToken(
+                presented.digest,
+                replacing: successor.digest,
+                successor: retried,
+                accessToken: retriedAccess,
+                at: later
+            )
+        }
+        try await Self.waitForLockWaiters(of: store.configuration, count: 1)
+        #expect(try await store.removeExpired(at: later) >= 1)
+        #expect(try await store.refreshToken(successor.digest) == nil, "removeExpired kept the expired successor")
+        try holder.execute(script: "COMMIT")
+
+        let outcome = try await retry.value
+        guard case .superseded = outcome else {
+            Issue.record("the retry returned \(outcome) after its successor was removed")
+            return
+        }
+        #expect(try await store.refreshToken(retried.digest) == nil, "a refused retry stored its successor")
+        #expect(try await store.accessToken(retriedAccess.digest) == nil, "a refused retry stored its access token")
+        let after = try await store.refreshToken(presented.digest)
+        #expect(after?.token.state == .rotated(rotatedAt: t0, successor: successor.digest))
+        #expect(after?.grant.currentRefreshToken == successor.digest, "a refused retry moved the grant's token")
+    }
+
+    /// Waits until `count` sessions of the store configured by `configuration` wait for a lock, for at
+    /// most 5 s; asks on a connection of its own, outside any transaction, so that each look is fresh.
+    static func waitForLockWaiters(of configuration: PostgresConfiguration, count: Int) async throws {
+        let observer = try PostgresConnection.open(configuration)
+        let waiting = PostgresStatement(
+            name: "test_lock_waiters",
+            sql: """
+                SELECT count(*)::int4 FROM pg_stat_activity
+                WHERE application_name = $1 AND wait_event_type = 'Lock'
+                """
+        )
+        let name: PostgresValue = .text("tilecast-auth/\(configuration.schema)")
+        for _ in 0..<500 {
+            if try observer.execute(waiting, [name]).row(0).int4(0) >= count { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("\(count) sessions did not wait for a lock within 5 s")
+    }
+
     @Test("A store refuses a database whose schema is newer than it knows")
     func newerSchemaIsRefused() async throws {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)

@@ -64,6 +64,17 @@ struct StoreConformanceTests {
         ]
         #expect(failed.isSubset(of: accountRevocationChecks))
     }
+
+    /// The contract lets a store remove an expired record late; no check may fail such a store (one did:
+    /// it required a refresh token removed a second after its expiry).
+    @Test("A store that removes expired records five seconds late passes every check")
+    func lateRemovalConforms() async throws {
+        let kit = StoreConformanceKit(concurrency: 8) { clients in
+            FlawedStore(InMemoryGrantStore(clients: clients), flaw: .removesExpiredLate)
+        }
+        let failures = await kit.runAll()
+        #expect(failures.isEmpty, "\(failures)")
+    }
 }
 
 /// A store with one of the peers' mistakes, to show the kit catches it: a code redeemed twice (oauthlib
@@ -74,6 +85,8 @@ private struct FlawedStore: GrantStore {
     enum Flaw {
         case redeemsTwice
         case revokesLiveGrantsOnly
+        /// Not a flaw: `removeExpired(at:)` may remove a record at any time after its expiry.
+        case removesExpiredLate
     }
 
     let base: InMemoryGrantStore
@@ -143,5 +156,7 @@ private struct FlawedStore: GrantStore {
     func session(_ digest: SecretDigest) async throws -> SessionLookup? { try await base.session(digest) }
     func grant(_ id: GrantID) async throws -> Grant? { try await base.grant(id) }
     func grants(of account: AccountID) async throws -> [Grant] { try await base.grants(of: account) }
-    func removeExpired(at now: Date) async throws -> Int { try await base.removeExpired(at: now) }
+    func removeExpired(at now: Date) async throws -> Int {
+        try await base.removeExpired(at: flaw == .removesExpiredLate ? now.addingTimeInterval(-5) : now)
+    }
 }
