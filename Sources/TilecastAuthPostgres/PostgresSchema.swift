@@ -524,14 +524,14 @@ enum PostgresSchema {
     /// unchanged: the presented token is rotated to the new successor (keeping its `rotatedAt` on a
     /// retry), and on a retry the successor it replaces is retired.
     ///
-    /// A retry now also requires the successor it replaces to be stored, as `InMemoryGrantStore` does
-    /// (`GrantStore.rotateRefreshToken`'s contract): version 1 rotated when
-    /// `removeExpired` had taken that successor — the grant naming a token no longer stored — where the
-    /// in-memory store answered `.superseded`. A retry locks the grant's row first (the order a plain
-    /// rotation takes its locks in), then retires the successor by its key and moves the grant's token
-    /// only if that found it: a successor removed while the retry waited for the row is seen gone, since
-    /// each statement reads what was committed before it began. A plain rotation and a retry are separate
-    /// statements, so the plain one's plan has none of the retry's conditions.
+    /// A rotation also locks the presented token's row with the grant's before it writes: version 1's
+    /// `UPDATE grants … FROM refresh_tokens` locked only the grant, and after waiting for that row
+    /// PostgreSQL checked the grant again but used the token as read before the wait, so a rotation went
+    /// ahead on a token `removeExpired` had taken meanwhile (the in-memory store answers `.notFound`). A
+    /// retry requires the successor it replaces to be still stored, as `InMemoryGrantStore` does
+    /// (`GrantStore.rotateRefreshToken`'s contract): it retires it by its key after the locks and goes on
+    /// only if that found it. A plain rotation and a retry lock with separate statements, so the plain
+    /// one's plan has none of the retry's conditions.
     ///
     /// `create_grant` gets what version 3 gave `redeem_code`: the bodies of `lock_account`,
     /// `account_revoked_since` and `insert_issuance` in place. `account_revoked_since` is a `LANGUAGE sql`
@@ -552,27 +552,27 @@ enum PostgresSchema {
             v_grant uuid;
             v_live boolean;
         BEGIN
+            -- The grant's row and the presented token's, locked before anything is written. Locking the
+            -- token too matters after a wait for the grant's row: PostgreSQL then reads the rows it locks
+            -- again, as committed since, and a token removed meanwhile (removeExpired) is not found.
             IF p_presented = p_current THEN
-                UPDATE {schema}.grants g SET current_refresh_token = p_successor
-                    FROM {schema}.refresh_tokens t
-                    WHERE t.digest = p_presented AND g.id = t.grant_id
-                      AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current;
+                SELECT g.id INTO v_grant
+                    FROM {schema}.grants g JOIN {schema}.refresh_tokens t ON g.id = t.grant_id
+                    WHERE t.digest = p_presented
+                      AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current
+                    FOR NO KEY UPDATE OF g, t;
             ELSE
-                -- A retry: the presented token must name the current one as its successor. The grant's row is
-                -- locked first, as a plain rotation locks it; then the successor it replaces is retired, and
-                -- one removed meanwhile (removeExpired) is seen gone, after any wait: nothing is written.
+                -- A retry: the presented token must name the current one as its successor, and the current
+                -- one, retired by its key, must still be stored.
                 SELECT g.id INTO v_grant
                     FROM {schema}.grants g JOIN {schema}.refresh_tokens t ON g.id = t.grant_id
                     WHERE t.digest = p_presented
                       AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current
                       AND t.state = 1 AND t.successor = p_current
-                    FOR NO KEY UPDATE OF g;
+                    FOR NO KEY UPDATE OF g, t;
                 IF FOUND THEN
                     UPDATE {schema}.refresh_tokens SET state = 2, state_changed_at = p_now, successor = NULL
                         WHERE digest = p_current;
-                    IF FOUND THEN
-                        UPDATE {schema}.grants SET current_refresh_token = p_successor WHERE id = v_grant;
-                    END IF;
                 END IF;
             END IF;
             IF NOT FOUND THEN
@@ -587,6 +587,7 @@ enum PostgresSchema {
                 END IF;
                 RETURN 3;
             END IF;
+            UPDATE {schema}.grants SET current_refresh_token = p_successor WHERE id = v_grant;
             -- The presented token now names the new successor, rotated now, or keeping its rotatedAt on a retry.
             UPDATE {schema}.refresh_tokens SET
                 state = 1,

@@ -181,10 +181,11 @@ extension StoreConformanceCheck {
                 at: fixture.t0
             )
             try context.require(first == .rotated, "rotating a fresh grant's first token returned \(first)")
-            let later = fixture.t0.addingTimeInterval(61)
+            // Ten minutes on: the successor has long expired, the token before it and the grant have not.
+            let later = fixture.t0.addingTimeInterval(600)
             _ = try await store.removeExpired(at: later)
-            // A store may keep an expired record longer; then the successor is there to retire, and the
-            // retry rotates.
+            // A store may keep an expired record longer still; then the successor is there to retire, and
+            // the retry rotates.
             let kept = try await store.refreshToken(shortLived.digest) != nil
             // Otherwise the grant still names the removed token as current, and a retry from the token
             // before it has no successor to retire.

@@ -395,7 +395,10 @@ struct PostgresOperationsTests {
         }
         try await Self.waitForLockWaiters(of: store.configuration, count: 1)
         #expect(try await store.removeExpired(at: later) >= 1)
+        // Seen after the removal, before the retry returns: the successor gone, the grant not yet rotated.
+        // The retry can then only have happened after the removal.
         #expect(try await store.refreshToken(successor.digest) == nil, "removeExpired kept the expired successor")
+        #expect(try await store.grant(grant)?.currentRefreshToken == successor.digest)
         try holder.execute(script: "COMMIT")
 
         let outcome = try await retry.value
@@ -408,6 +411,93 @@ struct PostgresOperationsTests {
         let after = try await store.refreshToken(presented.digest)
         #expect(after?.token.state == .rotated(rotatedAt: t0, successor: successor.digest))
         #expect(after?.grant.currentRefreshToken == successor.digest, "a refused retry moved the grant's token")
+    }
+
+    /// The same for the presented token: a rotation that waited for its grant's row must find the token
+    /// it presents still stored. Migration 1's `UPDATE grants … FROM refresh_tokens` re-checked only the
+    /// grant's row after the wait and joined the token as it was before, so a rotation went ahead after
+    /// `removeExpired` had taken the presented token (here by a remover whose clock is 21 s ahead of the
+    /// rotating instance's), where the in-memory store answers `.notFound` (found by a review).
+    @Test(
+        "A rotation that waited for its grant's row sees its presented token removed meanwhile, and writes nothing",
+        arguments: [false, true]
+    )
+    func rotationAfterPresentedTokenRemoval(retry: Bool) async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        defer { store.close() }
+        let random = SystemRandomSource()
+        let t0 = Date()
+        func refreshToken(of grant: GrantID, at now: Date, lifetime: TimeInterval) -> RefreshToken {
+            RefreshToken(
+                digest: OpaqueToken.mint(.refreshToken, using: random).digest,
+                grant: grant,
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(lifetime)
+            )
+        }
+        func accessToken(of grant: GrantID, at now: Date) -> AccessToken {
+            AccessToken(
+                digest: OpaqueToken.mint(.accessToken, using: random).digest,
+                grant: grant,
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(900)
+            )
+        }
+        var issuance = PostgresTestDatabase.bareIssuance(account: "account-presented", at: t0)
+        let grant = issuance.grant.id
+        // The presented token expires 50 s on; everything else lives long.
+        let presented = refreshToken(of: grant, at: t0, lifetime: 50)
+        issuance.grant.currentRefreshToken = presented.digest
+        issuance.refreshToken = presented
+        #expect(try await store.createGrant(issuance) == .created)
+        var current = presented.digest
+        if retry {
+            let successor = refreshToken(of: grant, at: t0, lifetime: 3000)
+            let first = try await store.rotateRefreshToken(
+                presented.digest,
+                replacing: presented.digest,
+                successor: successor,
+                accessToken: accessToken(of: grant, at: t0),
+                at: t0
+            )
+            #expect(first == .rotated)
+            current = successor.digest
+        }
+
+        let schema = store.configuration.quotedSchema
+        let holder = try PostgresConnection.open(store.configuration)
+        try holder.execute(
+            script: "BEGIN; SELECT 1 FROM \(schema).grants WHERE id = '\(grant.rawValue.uuidString)' FOR UPDATE"
+        )
+        let now = t0.addingTimeInterval(40)
+        let next = refreshToken(of: grant, at: now, lifetime: 3000)
+        let nextAccess = accessToken(of: grant, at: now)
+        let replacing = current
+        let rotation = Task {
+            try await store.rotateRefreshToken(
+                presented.digest,
+                replacing: replacing,
+                successor: next,
+                accessToken: nextAccess,
+                at: now
+            )
+        }
+        try await Self.waitForLockWaiters(of: store.configuration, count: 1)
+        #expect(try await store.removeExpired(at: t0.addingTimeInterval(61)) >= 1)
+        // Seen after the removal, before the rotation returns: the token gone, the grant not rotated.
+        #expect(try await store.refreshToken(presented.digest) == nil, "removeExpired kept the expired token")
+        #expect(try await store.grant(grant)?.currentRefreshToken == current)
+        try holder.execute(script: "COMMIT")
+
+        let outcome = try await rotation.value
+        #expect(outcome == .notFound, "the rotation returned \(outcome) after its presented token was removed")
+        #expect(try await store.refreshToken(next.digest) == nil, "a refused rotation stored its successor")
+        #expect(try await store.accessToken(nextAccess.digest) == nil, "a refused rotation stored its access token")
+        #expect(try await store.grant(grant)?.currentRefreshToken == current, "a refused rotation moved the token")
+        if retry {
+            let stillCurrent = try await store.refreshToken(current)
+            #expect(stillCurrent?.token.state == .active, "a refused retry retired the current token")
+        }
     }
 
     /// Waits until `count` sessions of the store configured by `configuration` wait for a lock, for at
