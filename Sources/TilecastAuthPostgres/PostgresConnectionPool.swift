@@ -43,6 +43,8 @@ final class PostgresConnectionPool: Sendable {
         var connectionsRefused = 0
         /// Operations run on the calling thread, a task executor's, rather than handed to a queue.
         var operationsInPlace = 0
+        /// Transactions run again after a serialization failure or a deadlock.
+        var transientRetries = 0
         /// While connects fail: the current backoff, the instant before which none is tried, and whether
         /// one is being tried now.
         var backoff: Duration = .zero
@@ -68,6 +70,9 @@ final class PostgresConnectionPool: Sendable {
 
     /// Connections opened so far, replacements included.
     var connectionsOpened: Int { state.withLock { $0.connectionsOpened } }
+
+    /// Transactions run again so far after a serialization failure or a deadlock.
+    var transientRetries: Int { state.withLock { $0.transientRetries } }
 
     /// Attempts to open a connection that failed.
     var connectionsRefused: Int { state.withLock { $0.connectionsRefused } }
@@ -251,7 +256,7 @@ final class PostgresConnectionPool: Sendable {
         }
         var roundTrips = 0
         defer { release(connection, roundTrips: roundTrips) }
-        var transientRetries = 2
+        var transientRetriesLeft = 2
         var lostConnectionRetries = idempotent ? 1 : 0
         while true {
             let current: PostgresConnection
@@ -288,8 +293,9 @@ final class PostgresConnectionPool: Sendable {
                     // The deadline is the operation's: no retry may extend it.
                     return .failure(error)
                 }
-                if error.isTransient && transientRetries > 0 {
-                    transientRetries -= 1
+                if error.isTransient && transientRetriesLeft > 0 {
+                    transientRetriesLeft -= 1
+                    state.withLock { $0.transientRetries += 1 }
                 } else if lost && lostConnectionRetries > 0 {
                     lostConnectionRetries -= 1
                 } else {

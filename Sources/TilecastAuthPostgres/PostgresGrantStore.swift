@@ -65,7 +65,8 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             roundTrips: pool.roundTrips,
             connectionsOpened: pool.connectionsOpened,
             connectionsRefused: pool.connectionsRefused,
-            operationsInPlace: pool.operationsInPlace
+            operationsInPlace: pool.operationsInPlace,
+            transientRetries: pool.transientRetries
         )
     }
 

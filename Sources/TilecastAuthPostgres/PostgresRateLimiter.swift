@@ -52,7 +52,8 @@ public final class PostgresRateLimiter: RateLimiter, Sendable {
             roundTrips: pool.roundTrips,
             connectionsOpened: pool.connectionsOpened,
             connectionsRefused: pool.connectionsRefused,
-            operationsInPlace: pool.operationsInPlace
+            operationsInPlace: pool.operationsInPlace,
+            transientRetries: pool.transientRetries
         )
     }
 

@@ -15,5 +15,10 @@ public struct PostgresStatistics: Sendable, Hashable {
     /// Operations run in place on a thread of a store's ``PostgresGrantStore/taskExecutor``; the others
     /// were handed to a thread of their own and back.
     public var operationsInPlace: Int = 0
+    /// Transactions the server ended with a serialization failure or a deadlock, and the store ran
+    /// again (twice at most each). Under READ COMMITTED, the store's isolation level, its operations lock
+    /// rows in one order and do not deadlock with each other; a count that grows says something else
+    /// holds their rows — or that instances' clocks disagree (`Docs/Security.md`, residual risks).
+    public var transientRetries: Int = 0
 }
 #endif

@@ -211,6 +211,96 @@ struct PostgresConcurrencyTests {
         )
     }
 
+    /// Plain rotations, leeway retries and `removeExpired` take the grant's row and the tokens' rows; a
+    /// lock order that differs between two of them deadlocks, PostgreSQL ends one after a second, and the
+    /// store runs it again (``PostgresStatistics/transientRetries``) or answers 503. Here the successor
+    /// expires just before the race, so the removal takes it while both kinds of rotation run. (Locking
+    /// the presented token before the grant's row did, in runs of this test.)
+    @Test("Rotations, leeway retries and a removal racing on one grant through five pools: one wins, none fails")
+    func rotationsRetriesAndRemovalRace() async throws {
+        let instances = try await Instances(count: 5)
+        let random = SystemRandomSource()
+        let now = instances.clock.now()
+        let later = now.addingTimeInterval(61)
+        func successor(of grant: GrantID, at time: Date, lifetime: TimeInterval) -> (RefreshToken, AccessToken) {
+            (
+                RefreshToken(
+                    digest: OpaqueToken.mint(.refreshToken, using: random).digest,
+                    grant: grant,
+                    issuedAt: time,
+                    expiresAt: time.addingTimeInterval(lifetime)
+                ),
+                AccessToken(
+                    digest: OpaqueToken.mint(.accessToken, using: random).digest,
+                    grant: grant,
+                    issuedAt: time,
+                    expiresAt: time.addingTimeInterval(900)
+                )
+            )
+        }
+        for round in 0..<40 {
+            let refreshToken = try await Self.signIn(instances)
+            let presented = try #require(OpaqueToken(presented: refreshToken, as: .refreshToken)).digest
+            let grant = try #require(try await instances.stores[0].refreshToken(presented)).grant.id
+            let (current, access) = successor(of: grant, at: now, lifetime: 60)
+            let first = try await instances.stores[0].rotateRefreshToken(
+                presented,
+                replacing: presented,
+                successor: current,
+                accessToken: access,
+                at: now
+            )
+            #expect(first == .rotated)
+            let attempts = (0..<8).map { _ in successor(of: grant, at: later, lifetime: 3600) }
+            let results = await withTaskGroup(of: Result<RefreshRotation?, any Error>.self) { group in
+                for (index, attempt) in attempts.enumerated() {
+                    let store = instances.stores[index % 5]
+                    group.addTask {
+                        // Even: a retry from the token before; odd: a plain rotation of the current one.
+                        let from = index % 2 == 0 ? presented : current.digest
+                        return await Self.result {
+                            try await store.rotateRefreshToken(
+                                from,
+                                replacing: current.digest,
+                                successor: attempt.0,
+                                accessToken: attempt.1,
+                                at: later
+                            )
+                        }
+                    }
+                }
+                group.addTask {
+                    await Self.result {
+                        _ = try await instances.stores[4].removeExpired(at: later)
+                        return nil
+                    }
+                }
+                return await group.reduce(into: []) { $0.append($1) }
+            }
+            let failures = results.compactMap { if case .failure(let error) = $0 { error } else { nil } }
+            #expect(failures.isEmpty, "round \(round): \(failures)")
+            let rotated = results.filter { if case .success(.some(.rotated)) = $0 { true } else { false } }.count
+            #expect(rotated <= 1, "round \(round): \(rotated) rotations won")
+            let stored = try #require(try await instances.stores[0].grant(grant)).currentRefreshToken
+            if rotated == 1 {
+                #expect(attempts.contains { $0.0.digest == stored }, "round \(round): the grant names no winner")
+            } else {
+                #expect(stored == current.digest, "round \(round): nothing won, yet the grant's token moved")
+            }
+        }
+        let retries = instances.stores.map(\.statistics.transientRetries).reduce(0, +)
+        #expect(retries == 0, "\(retries) transactions deadlocked and were run again")
+    }
+
+    /// What `body` returned or threw.
+    static func result<Value>(_ body: () async throws -> Value) async -> Result<Value, any Error> {
+        do {
+            return .success(try await body())
+        } catch {
+            return .failure(error)
+        }
+    }
+
     @Test("A revocation through one instance is seen by the next request through another")
     func revocationIsSeenEverywhere() async throws {
         let instances = try await Instances(count: 2)
