@@ -37,6 +37,39 @@ extension PostgresGrantStore {
         }
     }
 
+    /// What one round trip and one durable commit cost on this server, measured on one connection: the
+    /// medians, in microseconds, of `samples` `SELECT 1`s and of `samples` one-row inserts into a table
+    /// of the store's schema, each its own transaction committed as the server is configured (durably by
+    /// default, as `redeem_code` and `rotate_refresh_token` commit). For the benchmark's floor: what a code
+    /// exchange or a refresh costs at the least, whatever its statements do.
+    package func roundTripCosts(samples: Int) async throws -> (roundTrip: Double, durableWrite: Double) {
+        let schema = configuration.quotedSchema
+        let select = PostgresStatement(name: "diagnostics_round_trip", sql: "SELECT 1")
+        let insert = PostgresStatement(
+            name: "diagnostics_durable_write",
+            sql: "INSERT INTO \(schema).diagnostics_commits (n) VALUES (1)"
+        )
+        return try await pool.withConnection(idempotent: false) {
+            connection throws(PostgresError) -> (roundTrip: Double, durableWrite: Double) in
+            try connection.execute(
+                script: "CREATE TABLE IF NOT EXISTS \(schema).diagnostics_commits (n int4 NOT NULL)"
+            )
+            func median(_ statement: PostgresStatement) throws(PostgresError) -> Double {
+                _ = try connection.execute(statement, [])  // prepared, and the connection warm
+                var times: [Double] = []
+                times.reserveCapacity(samples)
+                for _ in 0..<max(1, samples) {
+                    let start = ContinuousClock.now
+                    _ = try connection.execute(statement, [])
+                    let elapsed = (ContinuousClock.now - start).components
+                    times.append(Double(elapsed.seconds) * 1e6 + Double(elapsed.attoseconds) / 1e12)
+                }
+                return times.sorted()[times.count / 2]
+            }
+            return (try median(select), try median(insert))
+        }
+    }
+
     /// Drops the store's schema with everything in it. For benchmarks and tests that made a schema of
     /// their own; never for a schema that holds real grants.
     package func dropSchema() async throws {

@@ -24,12 +24,15 @@ struct BenchCommand: Subcommand {
           --store postgres  run on PostgresGrantStore and PostgresRateLimiter, in a throwaway schema of
                             the database at --database-url, with 1, 2 and 8 callers; adds round trips
                             and statements per operation (statements need pg_stat_statements preloaded
-                            with pg_stat_statements.track=all); needs the package trait PostgreSQL:
+                            with pg_stat_statements.track=all), and between the rounds the server's
+                            floor: a round trip (SELECT 1) and a durably committed one-row write; needs
+                            the package trait PostgreSQL:
                             swift run -c release --traits PostgreSQL tilecast-auth bench --store postgres …
 
         Prints a table, then one line per measurement:
           bench op=<operation> grants=<N> callers=<N> median_us=<µs> min_us=<µs> max_us=<µs> runs=<N> ops=<N>
-        and on PostgreSQL also store=postgres round_trips=<per op> statements=<per op>.
+        and on PostgreSQL also store=postgres round_trips=<per op> statements=<per op>, and
+          bench postgres_round_trip_us=<µs> postgres_durable_write_us=<µs> postgres_floor_us=<µs>.
         """
 
     var options = Benchmark.Options()
@@ -141,11 +144,17 @@ struct BenchCommand: Subcommand {
             var floorRuns: [Double] = []
             var peerResults: [String: PeerBenchmark.Result] = [:]
             var postgresPeerResults: [PostgresPeerBenchmark.Result] = []
+            var postgresFloorRuns: [PostgresFloor] = []
             let postgresPeers = onPostgres && !only && !smoke ? peers : nil
             let callerCounts = [1] + (options.parallel ? options.parallelCallers : [])
             let measurements = try await Benchmark(options: options).run(
                 progress: { print("… \($0)") },
-                afterRound: { [options, databaseURL] _ in
+                afterRound: { [options, databaseURL, only, smoke] _ in
+                    if onPostgres, !only, let databaseURL,
+                        let floor = await Self.postgresFloor(databaseURL: databaseURL, smoke: smoke)
+                    {
+                        postgresFloorRuns.append(floor)
+                    }
                     if let postgresPeers, let databaseURL {
                         let results = PostgresPeerBenchmark.run(
                             script: postgresPeers,
@@ -171,6 +180,7 @@ struct BenchCommand: Subcommand {
             )
             if only || onPostgres {
                 report(measurements, memory: nil, hash: nil, openssl: nil, peers: nil, limiter: nil)
+                reportPostgresFloor(postgresFloorRuns, beside: measurements)
                 if postgresPeers != nil {
                     reportPostgresPeers(PostgresPeerBenchmark.combine(postgresPeerResults), beside: measurements)
                 }
@@ -200,6 +210,45 @@ struct BenchCommand: Subcommand {
             print("bench failed: \(error)")
             return false
         }
+    }
+
+    /// The floor on the PostgreSQL server at `databaseURL` (``PostgresFloor``), or `nil` with a note
+    /// when it could not be measured.
+    private static func postgresFloor(databaseURL: String, smoke: Bool) async -> PostgresFloor? {
+        #if PostgreSQL
+        do {
+            return try await PostgresFloorBenchmark.run(databaseURL: databaseURL, samples: smoke ? 20 : 200)
+        } catch {
+            print("… the server's floor was not measured: \(error)")
+            return nil
+        }
+        #else
+        return nil
+        #endif
+    }
+
+    /// The floor, and the single-caller exchange and refresh as multiples of it; a table line and a
+    /// `bench postgres_round_trip_us=… postgres_durable_write_us=… postgres_floor_us=…` line.
+    private func reportPostgresFloor(_ runs: [PostgresFloor], beside ours: [BenchmarkMeasurement]) {
+        guard let floor = PostgresFloor.median(of: runs) else { return }
+        func format(_ value: Double) -> String { String(format: "%.2f", value) }
+        let multiples = ["code_exchange", "refresh"].compactMap { operation -> String? in
+            guard
+                let measured = ours.first(where: {
+                    $0.operation == operation && $0.callers == 1 && $0.liveGrants == options.liveGrants.first
+                })
+            else { return nil }
+            return "\(operation) \(String(format: "%.1f", measured.median / floor.floor))×"
+        }
+        print(
+            "\nthe server's floor (median of \(runs.count), one connection): a round trip (SELECT 1) "
+                + "\(format(floor.roundTrip)) µs, a one-row write committed durably \(format(floor.durableWrite)) µs; "
+                + "an exchange or a refresh needs two of the first and one of the second: \(format(floor.floor)) µs"
+                + (multiples.isEmpty ? "" : "; with one caller " + multiples.joined(separator: ", ") + " it")
+        )
+        print(
+            "bench postgres_round_trip_us=\(format(floor.roundTrip)) postgres_durable_write_us=\(format(floor.durableWrite)) postgres_floor_us=\(format(floor.floor))"
+        )
     }
 
     /// The PostgreSQL peer beside our figures at the same numbers of callers, as a table and as
