@@ -41,7 +41,7 @@ public struct PostgresFloor: Sendable {
 
 #if PostgreSQL
 /// Measures ``PostgresFloor`` on a server.
-public enum PostgresFloorBenchmark {
+public enum PostgresFloorBenchmark: Sendable {
     /// Measures `samples` of each on one connection of a store in a throwaway schema, on the store's task
     /// executor as the benchmark's callers run, and drops the schema.
     public static func run(databaseURL: String, samples: Int = 200) async throws -> PostgresFloor {
