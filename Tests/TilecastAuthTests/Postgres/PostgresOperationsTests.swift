@@ -312,7 +312,7 @@ struct PostgresOperationsTests {
         )
         let result = try observer.execute(statement, [.text(schema), .int4(Int32(calls))])
         return try (0..<result.rowCount).compactMap { index in
-            let row = try result.row(index)
+            let row = result.row(index)
             let (plans, query) = (try row.int8(0), try row.text(1))
             return names.contains(where: { query.contains($0) }) ? (plans, query) : nil
         }
