@@ -38,7 +38,7 @@ enum PostgresSchema {
         ),
         Migration(
             version: 4,
-            summary: "rotate_refresh_token and create_grant in statements whose plans are kept",
+            summary: "plans kept for rotations and creations; rotations lock what they read; pruning never waits",
             sql: version4
         ),
     ]
@@ -542,6 +542,11 @@ enum PostgresSchema {
     /// `remove_expired_revocations` compared `revoked_at + 600 <= p_now`, which no index on `revoked_at`
     /// can answer. It now asks the index for `revoked_at <= p_now - 599` and keeps the exact comparison
     /// as a filter, so that what it removes is unchanged to the last bit.
+    ///
+    /// `remove_expired` locks each table's expired rows `FOR UPDATE SKIP LOCKED` and deletes those, so
+    /// that maintenance never waits for a row a request holds. Waiting, it deadlocked with
+    /// `revoke_account` (an account's codes deleted in another order) and with a rotation at its grant's
+    /// last moment (the grant's row before its tokens'); what it skips goes on the next call.
     private static let version4 = """
         CREATE OR REPLACE FUNCTION {schema}.rotate_refresh_token(
             p_presented bytea, p_current bytea, p_now float8,
@@ -636,6 +641,46 @@ enum PostgresSchema {
             INSERT INTO {schema}.sessions
                 SELECT p_session, p_session_grant, p_session_started, p_session_expires WHERE p_session IS NOT NULL;
             RETURN 0;
+        END $$;
+
+        -- Maintenance never waits for a row a request holds: each table's expired rows are locked with
+        -- SKIP LOCKED and deleted; what is skipped goes on the next call. Waiting is how it deadlocked,
+        -- with revoke_account (an account's codes in another order) and with a rotation across its
+        -- grant's expiry (the grant's row before its tokens').
+        CREATE OR REPLACE FUNCTION {schema}.remove_expired(p_now float8) RETURNS bigint
+        LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        DECLARE
+            v_total bigint := 0;
+            v_count bigint;
+        BEGIN
+            DELETE FROM {schema}.codes WHERE digest IN (
+                SELECT digest FROM {schema}.codes WHERE redeemed_grant IS NULL AND expires_at <= p_now
+                FOR UPDATE SKIP LOCKED);
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.codes WHERE digest IN (
+                SELECT c.digest FROM {schema}.codes c JOIN {schema}.grants g ON c.redeemed_grant = g.id
+                WHERE g.expires_at <= p_now
+                FOR UPDATE OF c SKIP LOCKED);
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.access_tokens WHERE digest IN (
+                SELECT digest FROM {schema}.access_tokens WHERE expires_at <= p_now FOR UPDATE SKIP LOCKED);
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.refresh_tokens WHERE digest IN (
+                SELECT digest FROM {schema}.refresh_tokens WHERE expires_at <= p_now FOR UPDATE SKIP LOCKED);
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            DELETE FROM {schema}.sessions WHERE digest IN (
+                SELECT digest FROM {schema}.sessions WHERE expires_at <= p_now FOR UPDATE SKIP LOCKED);
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            v_total := v_total + v_count;
+            -- A grant locked here is one no request holds; its remaining tokens and session go with it.
+            DELETE FROM {schema}.grants WHERE id IN (
+                SELECT id FROM {schema}.grants WHERE expires_at <= p_now FOR UPDATE SKIP LOCKED);
+            GET DIAGNOSTICS v_count = ROW_COUNT;
+            RETURN v_total + v_count;
         END $$;
 
         CREATE OR REPLACE FUNCTION {schema}.remove_expired_revocations(p_now float8) RETURNS bigint

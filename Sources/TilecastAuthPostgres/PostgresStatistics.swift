@@ -17,8 +17,8 @@ public struct PostgresStatistics: Sendable, Hashable {
     public var operationsInPlace: Int = 0
     /// Transactions the server ended with a serialization failure or a deadlock, and the store ran
     /// again (twice at most each). Under READ COMMITTED, the store's isolation level, its operations lock
-    /// rows in one order and do not deadlock with each other; a count that grows says something else
-    /// holds their rows — or that instances' clocks disagree (`Docs/Security.md`, residual risks).
+    /// rows in one order, and `removeExpired` never waits for a row, so they do not deadlock with each
+    /// other; a count that grows says something else holds their rows.
     public var transientRetries: Int = 0
 }
 #endif

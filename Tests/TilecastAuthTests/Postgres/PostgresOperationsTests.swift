@@ -500,10 +500,63 @@ struct PostgresOperationsTests {
         }
     }
 
+    /// `removeExpired` is maintenance: it must never wait for a row a request holds. Waiting is how it
+    /// deadlocked — with `revokeGrants(of:)`, which deletes an account's codes in another order, and with
+    /// a rotation across its grant's expiry, which locks the grant's row before its tokens' (found by
+    /// reviews). It skips what is locked; the next call removes it.
+    @Test("removeExpired skips the expired rows another transaction holds, and never waits for them")
+    func removalSkipsLockedRows() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        defer { store.close() }
+        let now = Date()
+        let held = try await PostgresTestDatabase.insertCode(into: store, account: "account-held", at: now)
+        let free = try await PostgresTestDatabase.insertCode(into: store, account: "account-held", at: now)
+        let later = now.addingTimeInterval(61)  // both codes expired
+
+        let schema = store.configuration.quotedSchema
+        let holder = try PostgresConnection.open(store.configuration)
+        try holder.execute(
+            script: "BEGIN; SELECT 1 FROM \(schema).codes WHERE digest = '\\x\(held.digest.hexadecimal)' FOR UPDATE"
+        )
+        let finished = LockedValue(false)
+        let removal = Task {
+            defer { finished.withLock { $0 = true } }
+            return try await store.removeExpired(at: later)
+        }
+        // Until the removal has finished or waits for the held row; at most 5 s.
+        let observer = try PostgresConnection.open(store.configuration)
+        var waited = false
+        for _ in 0..<500 where !finished.withLock({ $0 }) {
+            if try Self.lockWaiters(of: store.configuration, on: observer) > 0 {
+                waited = true
+                break
+            }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        #expect(!waited, "removeExpired waited for a row another transaction holds")
+        #expect(finished.withLock { $0 }, "removeExpired had not finished after 5 s")
+        #expect(try await store.authorizationCode(free.digest) == nil, "the free expired code was kept")
+        #expect(try await store.authorizationCode(held.digest) != nil, "the held code went while held")
+        try holder.execute(script: "COMMIT")
+        #expect(try await removal.value == 1)
+        #expect(try await store.removeExpired(at: later) == 1)
+        #expect(try await store.authorizationCode(held.digest) == nil)
+    }
+
     /// Waits until `count` sessions of the store configured by `configuration` wait for a lock, for at
-    /// most 5 s; asks on a connection of its own, outside any transaction, so that each look is fresh.
+    /// most 5 s.
     static func waitForLockWaiters(of configuration: PostgresConfiguration, count: Int) async throws {
         let observer = try PostgresConnection.open(configuration)
+        for _ in 0..<500 {
+            if try lockWaiters(of: configuration, on: observer) >= count { return }
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        Issue.record("\(count) sessions did not wait for a lock within 5 s")
+    }
+
+    /// How many sessions of the store configured by `configuration` wait for a lock now; asked on
+    /// `observer`, a connection of the test's own outside any transaction, so that each look is fresh.
+    static func lockWaiters(of configuration: PostgresConfiguration, on observer: PostgresConnection) throws -> Int {
         let waiting = PostgresStatement(
             name: "test_lock_waiters",
             sql: """
@@ -512,11 +565,7 @@ struct PostgresOperationsTests {
                 """
         )
         let name: PostgresValue = .text("tilecast-auth/\(configuration.schema)")
-        for _ in 0..<500 {
-            if try observer.execute(waiting, [name]).row(0).int4(0) >= count { return }
-            try await Task.sleep(for: .milliseconds(10))
-        }
-        Issue.record("\(count) sessions did not wait for a lock within 5 s")
+        return Int(try observer.execute(waiting, [name]).row(0).int4(0))
     }
 
     @Test("A store refuses a database whose schema is newer than it knows")

@@ -49,15 +49,20 @@ struct PostgresTimeoutTests {
         return holder
     }
 
-    /// Locks every code row of `store`'s schema from another session for `seconds`, in a task of its
-    /// own; returns once the lock is held.
-    static func lockCodes(of store: PostgresGrantStore, seconds: Double) async throws -> Task<Void, any Error> {
+    /// Locks every code row of `store`'s schema from another session for `seconds` — or, with `table`,
+    /// the whole table against writers, as an administrator's `LOCK TABLE` or a migration does — in a
+    /// task of its own; returns once the lock is held.
+    static func lockCodes(
+        of store: PostgresGrantStore,
+        seconds: Double,
+        table: Bool = false
+    ) async throws -> Task<Void, any Error> {
         let locker = try await makeStore(schema: store.configuration.schema)
         let schema = store.configuration.quotedSchema
+        let lock =
+            table ? "LOCK TABLE \(schema).codes IN EXCLUSIVE MODE" : "PERFORM 1 FROM \(schema).codes FOR UPDATE"
         let holder = Task {
-            try await locker.execute(
-                script: "DO $$ BEGIN PERFORM 1 FROM \(schema).codes FOR UPDATE; PERFORM pg_sleep(\(seconds)); END $$"
-            )
+            try await locker.execute(script: "DO $$ BEGIN \(lock); PERFORM pg_sleep(\(seconds)); END $$")
         }
         let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         try await admin.waitUntilSleeping(schema: locker.configuration.schema)
@@ -149,14 +154,16 @@ struct PostgresTimeoutTests {
         }
     }
 
-    @Test("removeExpired is exempt from statementTimeout: it waits out a lock a redemption may not")
+    /// A row a request holds, `removeExpired` skips (`PostgresOperationsTests.removalSkipsLockedRows`);
+    /// a table locked against writers it waits out, as it waits out a long delete.
+    @Test("removeExpired is exempt from statementTimeout: it waits out a table lock a request may not")
     func pruningIsExempt() async throws {
         let store = try await Self.makeStore(statementTimeout: .milliseconds(300))
         let now = Date()
         _ = try await PostgresTestDatabase.insertCode(into: store, account: Self.account, at: now)
-        let holder = try await Self.lockCodes(of: store, seconds: 1.5)
+        let holder = try await Self.lockCodes(of: store, seconds: 1.5, table: true)
 
-        // The expired code is locked for longer than statementTimeout; pruning waits and removes it.
+        // The table is locked for longer than statementTimeout; pruning waits and removes the code.
         #expect(try await store.removeExpired(at: now.addingTimeInterval(120)) == 1)
         try await holder.value
     }
