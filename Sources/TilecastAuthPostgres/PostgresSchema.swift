@@ -546,7 +546,9 @@ enum PostgresSchema {
     /// `remove_expired` locks each table's expired rows `FOR UPDATE SKIP LOCKED` and deletes those, so
     /// that maintenance never waits for a row a request holds. Waiting, it deadlocked with
     /// `revoke_account` (an account's codes deleted in another order) and with a rotation at its grant's
-    /// last moment (the grant's row before its tokens'); what it skips goes on the next call.
+    /// last moment (the grant's row before its tokens'); what it skips goes on the next call. One
+    /// instance prunes at a time (a transaction-scoped advisory lock, tried, never waited for): two would
+    /// skip each other's rows and could still wait for each other through a grant's cascade.
     private static let version4 = """
         CREATE OR REPLACE FUNCTION {schema}.rotate_refresh_token(
             p_presented bytea, p_current bytea, p_now float8,
@@ -646,13 +648,18 @@ enum PostgresSchema {
         -- Maintenance never waits for a row a request holds: each table's expired rows are locked with
         -- SKIP LOCKED and deleted; what is skipped goes on the next call. Waiting is how it deadlocked,
         -- with revoke_account (an account's codes in another order) and with a rotation across its
-        -- grant's expiry (the grant's row before its tokens').
+        -- grant's expiry (the grant's row before its tokens'). One instance prunes at a time: two would
+        -- skip each other's rows and could still wait for each other through a grant's cascade, so
+        -- while another holds the schema's maintenance lock this does nothing.
         CREATE OR REPLACE FUNCTION {schema}.remove_expired(p_now float8) RETURNS bigint
         LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
         DECLARE
             v_total bigint := 0;
             v_count bigint;
         BEGIN
+            IF NOT pg_try_advisory_xact_lock(hashtext('tilecast-auth maintenance'), hashtext('{schema}')) THEN
+                RETURN 0;
+            END IF;
             DELETE FROM {schema}.codes WHERE digest IN (
                 SELECT digest FROM {schema}.codes WHERE redeemed_grant IS NULL AND expires_at <= p_now
                 FOR UPDATE SKIP LOCKED);
@@ -688,7 +695,14 @@ enum PostgresSchema {
         DECLARE
             v_count bigint;
         BEGIN
-            DELETE FROM {schema}.account_revocations WHERE revoked_at <= p_now - 599 AND revoked_at + 600 <= p_now;
+            -- The same lock as remove_expired's (held already when called beside it), and no waiting.
+            IF NOT pg_try_advisory_xact_lock(hashtext('tilecast-auth maintenance'), hashtext('{schema}')) THEN
+                RETURN 0;
+            END IF;
+            DELETE FROM {schema}.account_revocations WHERE account_id IN (
+                SELECT account_id FROM {schema}.account_revocations
+                WHERE revoked_at <= p_now - 599 AND revoked_at + 600 <= p_now
+                FOR UPDATE SKIP LOCKED);
             GET DIAGNOSTICS v_count = ROW_COUNT;
             RETURN v_count;
         END $$;

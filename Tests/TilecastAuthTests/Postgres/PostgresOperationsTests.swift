@@ -543,6 +543,31 @@ struct PostgresOperationsTests {
         #expect(try await store.authorizationCode(held.digest) == nil)
     }
 
+    /// Two instances pruning at once would each skip the rows the other locked, and could still wait for
+    /// each other through a grant's cascade to its tokens. So one prunes and the other returns at once:
+    /// `remove_expired` tries the schema's maintenance lock and, held elsewhere, does nothing.
+    @Test("removeExpired returns at once, removing nothing, while another instance's removeExpired runs")
+    func concurrentRemovalsDoNotOverlap() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        defer { store.close() }
+        let now = Date()
+        let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-pruned", at: now)
+        let later = now.addingTimeInterval(61)
+
+        // Another instance's removeExpired, in the middle of its transaction.
+        let schema = store.configuration.quotedSchema
+        let other = try PostgresConnection.open(store.configuration)
+        try other.execute(
+            script:
+                "BEGIN; SELECT pg_advisory_xact_lock(hashtext('tilecast-auth maintenance'), hashtext('\(schema)'))"
+        )
+        #expect(try await store.removeExpired(at: later) == 0)
+        #expect(try await store.authorizationCode(code.digest) != nil, "two removals ran at once")
+        try other.execute(script: "COMMIT")
+        #expect(try await store.removeExpired(at: later) == 1)
+        #expect(try await store.authorizationCode(code.digest) == nil)
+    }
+
     /// Waits until `count` sessions of the store configured by `configuration` wait for a lock, for at
     /// most 5 s.
     static func waitForLockWaiters(of configuration: PostgresConfiguration, count: Int) async throws {

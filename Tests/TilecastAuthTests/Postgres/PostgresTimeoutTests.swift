@@ -226,10 +226,14 @@ struct PostgresTimeoutTests {
             )
         )
         try await store.migrate()
+        // Each caller holds its connection for 50 ms, so the callers overlap however slowly a loaded
+        // machine starts them, and the pool must try past the role's two (a lookup each let a busy test
+        // run finish them on two connections without ever meeting the limit).
         let results = await withTaskGroup(of: Bool.self) { group in
             for _ in 0..<40 {
                 group.addTask {
                     do {
+                        try await store.execute(script: "SELECT pg_sleep(0.05)")
                         return try await store.grant(Self.unknownGrant) == nil
                     } catch {
                         return false
