@@ -548,7 +548,9 @@ enum PostgresSchema {
     /// `revoke_account` (an account's codes deleted in another order) and with a rotation at its grant's
     /// last moment (the grant's row before its tokens'); what it skips goes on the next call. One
     /// instance prunes at a time (a transaction-scoped advisory lock, tried, never waited for): two would
-    /// skip each other's rows and could still wait for each other through a grant's cascade.
+    /// skip each other's rows and could still wait for each other through a grant's cascade. A grant
+    /// whose redeemed code was skipped stays until the code goes. At NaN — which PostgreSQL sorts above
+    /// every number, so that every expiry compared as past — both functions remove nothing.
     private static let version4 = """
         CREATE OR REPLACE FUNCTION {schema}.rotate_refresh_token(
             p_presented bytea, p_current bytea, p_now float8,
@@ -657,7 +659,9 @@ enum PostgresSchema {
             v_total bigint := 0;
             v_count bigint;
         BEGIN
-            IF NOT pg_try_advisory_xact_lock(hashtext('tilecast-auth maintenance'), hashtext('{schema}')) THEN
+            -- NaN sorts above every number here, so every row would be "expired" at it.
+            IF p_now = 'NaN'::float8
+                OR NOT pg_try_advisory_xact_lock(hashtext('tilecast-auth maintenance'), hashtext('{schema}')) THEN
                 RETURN 0;
             END IF;
             DELETE FROM {schema}.codes WHERE digest IN (
@@ -684,8 +688,12 @@ enum PostgresSchema {
             GET DIAGNOSTICS v_count = ROW_COUNT;
             v_total := v_total + v_count;
             -- A grant locked here is one no request holds; its remaining tokens and session go with it.
+            -- One whose redeemed code was skipped above stays, so that both go on a later call: without
+            -- its grant the code would never be joined to an expiry again.
             DELETE FROM {schema}.grants WHERE id IN (
-                SELECT id FROM {schema}.grants WHERE expires_at <= p_now FOR UPDATE SKIP LOCKED);
+                SELECT g.id FROM {schema}.grants g WHERE g.expires_at <= p_now
+                  AND NOT EXISTS (SELECT 1 FROM {schema}.codes c WHERE c.redeemed_grant = g.id)
+                FOR UPDATE SKIP LOCKED);
             GET DIAGNOSTICS v_count = ROW_COUNT;
             RETURN v_total + v_count;
         END $$;
@@ -696,7 +704,8 @@ enum PostgresSchema {
             v_count bigint;
         BEGIN
             -- The same lock as remove_expired's (held already when called beside it), and no waiting.
-            IF NOT pg_try_advisory_xact_lock(hashtext('tilecast-auth maintenance'), hashtext('{schema}')) THEN
+            IF p_now = 'NaN'::float8
+                OR NOT pg_try_advisory_xact_lock(hashtext('tilecast-auth maintenance'), hashtext('{schema}')) THEN
                 RETURN 0;
             END IF;
             DELETE FROM {schema}.account_revocations WHERE account_id IN (

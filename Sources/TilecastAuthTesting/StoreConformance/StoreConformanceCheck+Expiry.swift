@@ -68,6 +68,27 @@ extension StoreConformanceCheck {
                 try await store.refreshToken(successor.digest) == nil,
                 "an expired refresh token was kept"
             )
-        }
+        },
+
+        StoreConformanceCheck("removeExpired at a time that is not a number removes nothing") { context in
+            // Every comparison with NaN is false in Swift, and in SQL NaN sorts above every number, so
+            // `expires <= NaN` is true there: a store that compares without a check removes everything.
+            let store = context.store
+            let fixture = context.fixture
+            let code = fixture.code(lifetime: 60)
+            try await store.insertCode(code)
+            let issuance = fixture.issuance(lifetime: 7200)
+            try await context.create(issuance)
+            let removed = try await store.removeExpired(at: Date(timeIntervalSinceReferenceDate: .nan))
+            try context.require(removed == 0, "removeExpired at NaN removed \(removed) records")
+            try context.require(
+                try await store.authorizationCode(code.digest) != nil,
+                "removeExpired at NaN removed an unexpired code"
+            )
+            try context.require(
+                try await store.grant(issuance.grant.id) != nil,
+                "removeExpired at NaN removed a live grant"
+            )
+        },
     ]
 }

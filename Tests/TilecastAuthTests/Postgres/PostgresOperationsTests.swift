@@ -543,6 +543,35 @@ struct PostgresOperationsTests {
         #expect(try await store.authorizationCode(held.digest) == nil)
     }
 
+    /// A redeemed code goes with its grant, and no sooner: a replay holds the code's row (it locks the
+    /// code, not the grant), so `removeExpired` skips the code — and must then keep the grant too, or the
+    /// code, joined to a grant no longer there, is never removed (found by a review of the skipping).
+    @Test("removeExpired keeps an expired grant while it skips the grant's redeemed code, and removes both later")
+    func skippedRedeemedCodeKeepsItsGrant() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        defer { store.close() }
+        let now = Date()
+        let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-replayed", at: now)
+        let issuance = PostgresTestDatabase.bareIssuance(account: "account-replayed", at: now)
+        #expect(try await store.redeemCode(code.digest, issuing: issuance, at: now) == .redeemed)
+        let later = issuance.grant.expiresAt.addingTimeInterval(1)
+
+        // A replay's redemption holding the code's row.
+        let schema = store.configuration.quotedSchema
+        let replay = try PostgresConnection.open(store.configuration)
+        try replay.execute(
+            script: "BEGIN; SELECT 1 FROM \(schema).codes WHERE digest = '\\x\(code.digest.hexadecimal)' FOR UPDATE"
+        )
+        _ = try await store.removeExpired(at: later)
+        #expect(try await store.authorizationCode(code.digest) != nil, "the held code went while held")
+        #expect(try await store.grant(issuance.grant.id) != nil, "the held code's grant went without it")
+        try replay.execute(script: "COMMIT")
+
+        #expect(try await store.removeExpired(at: later) == 2)
+        #expect(try await store.authorizationCode(code.digest) == nil, "the redeemed code outlived its grant")
+        #expect(try await store.grant(issuance.grant.id) == nil)
+    }
+
     /// Two instances pruning at once would each skip the rows the other locked, and could still wait for
     /// each other through a grant's cascade to its tokens. So one prunes and the other returns at once:
     /// `remove_expired` tries the schema's maintenance lock and, held elsewhere, does nothing.
