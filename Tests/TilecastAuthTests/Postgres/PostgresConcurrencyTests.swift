@@ -219,23 +219,12 @@ struct PostgresConcurrencyTests {
     @Test("Rotations, leeway retries and a removal racing on one grant through five pools: one wins, none fails")
     func rotationsRetriesAndRemovalRace() async throws {
         let instances = try await Instances(count: 5)
-        let random = SystemRandomSource()
         let now = instances.clock.now()
         let later = now.addingTimeInterval(61)
         func successor(of grant: GrantID, at time: Date, lifetime: TimeInterval) -> (RefreshToken, AccessToken) {
             (
-                RefreshToken(
-                    digest: OpaqueToken.mint(.refreshToken, using: random).digest,
-                    grant: grant,
-                    issuedAt: time,
-                    expiresAt: time.addingTimeInterval(lifetime)
-                ),
-                AccessToken(
-                    digest: OpaqueToken.mint(.accessToken, using: random).digest,
-                    grant: grant,
-                    issuedAt: time,
-                    expiresAt: time.addingTimeInterval(900)
-                )
+                PostgresTestDatabase.refreshToken(of: grant, at: time, lifetime: lifetime),
+                PostgresTestDatabase.accessToken(of: grant, at: time)
             )
         }
         for round in 0..<40 {

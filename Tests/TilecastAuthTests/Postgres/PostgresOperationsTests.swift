@@ -184,17 +184,11 @@ struct PostgresOperationsTests {
         )
         try await store.migrate()
         let now = Date()
-        let random = SystemRandomSource()
         func signIn() async throws -> GrantIssuance {
             var issuance = PostgresTestDatabase.bareIssuance(account: "account-replan", at: now)
-            let token = OpaqueToken.mint(.refreshToken, using: random).digest
-            issuance.grant.currentRefreshToken = token
-            issuance.refreshToken = RefreshToken(
-                digest: token,
-                grant: issuance.grant.id,
-                issuedAt: now,
-                expiresAt: now.addingTimeInterval(3600)
-            )
+            let token = PostgresTestDatabase.refreshToken(of: issuance.grant.id, at: now)
+            issuance.grant.currentRefreshToken = token.digest
+            issuance.refreshToken = token
             let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-replan", at: now)
             #expect(try await store.redeemCode(code.digest, issuing: issuance, at: now) == .redeemed)
             return issuance
@@ -208,26 +202,16 @@ struct PostgresOperationsTests {
         let rotations = 60
         // Plain rotations, as a client's refreshes almost always are: the presented token is the current one.
         for index in 0..<rotations {
-            let successor = OpaqueToken.mint(.refreshToken, using: random).digest
+            let successor = PostgresTestDatabase.refreshToken(of: issuance.grant.id, at: now)
             let outcome = try await store.rotateRefreshToken(
                 current,
                 replacing: current,
-                successor: RefreshToken(
-                    digest: successor,
-                    grant: issuance.grant.id,
-                    issuedAt: now,
-                    expiresAt: now.addingTimeInterval(3600)
-                ),
-                accessToken: AccessToken(
-                    digest: OpaqueToken.mint(.accessToken, using: random).digest,
-                    grant: issuance.grant.id,
-                    issuedAt: now,
-                    expiresAt: now.addingTimeInterval(900)
-                ),
+                successor: successor,
+                accessToken: PostgresTestDatabase.accessToken(of: issuance.grant.id, at: now),
                 at: now
             )
             #expect(outcome == .rotated, "rotation \(index)")
-            current = successor
+            current = successor.digest
         }
         store.close()
 
@@ -340,50 +324,33 @@ struct PostgresOperationsTests {
     func retryAfterConcurrentRemoval() async throws {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
         defer { store.close() }
-        let random = SystemRandomSource()
         let t0 = Date()
-        func refreshToken(of grant: GrantID, at now: Date, lifetime: TimeInterval) -> RefreshToken {
-            RefreshToken(
-                digest: OpaqueToken.mint(.refreshToken, using: random).digest,
-                grant: grant,
-                issuedAt: now,
-                expiresAt: now.addingTimeInterval(lifetime)
-            )
-        }
-        func accessToken(of grant: GrantID, at now: Date) -> AccessToken {
-            AccessToken(
-                digest: OpaqueToken.mint(.accessToken, using: random).digest,
-                grant: grant,
-                issuedAt: now,
-                expiresAt: now.addingTimeInterval(900)
-            )
-        }
         var issuance = PostgresTestDatabase.bareIssuance(account: "account-retry", at: t0)
         let grant = issuance.grant.id
-        let presented = refreshToken(of: grant, at: t0, lifetime: 3000)
+        let presented = PostgresTestDatabase.refreshToken(of: grant, at: t0, lifetime: 3000)
         issuance.grant.currentRefreshToken = presented.digest
         issuance.refreshToken = presented
         #expect(try await store.createGrant(issuance) == .created)
         // The successor expires a minute on, long before the token it replaced and the grant.
-        let successor = refreshToken(of: grant, at: t0, lifetime: 60)
+        let successor = PostgresTestDatabase.refreshToken(of: grant, at: t0, lifetime: 60)
         let first = try await store.rotateRefreshToken(
             presented.digest,
             replacing: presented.digest,
             successor: successor,
-            accessToken: accessToken(of: grant, at: t0),
+            accessToken: PostgresTestDatabase.accessToken(of: grant, at: t0),
             at: t0
         )
         #expect(first == .rotated)
 
         // Another session holds the grant's row, as a session replacement does for a moment.
-        let schema = store.configuration.quotedSchema
-        let holder = try PostgresConnection.open(store.configuration)
-        try holder.execute(
-            script: "BEGIN; SELECT 1 FROM \(schema).grants WHERE id = '\(grant.rawValue.uuidString)' FOR UPDATE"
+        let holder = try PostgresTestDatabase.holdRows(
+            of: store,
+            in: "grants",
+            where: "id = '\(grant.rawValue.uuidString)'"
         )
         let later = t0.addingTimeInterval(61)
-        let retried = refreshToken(of: grant, at: later, lifetime: 3000)
-        let retriedAccess = accessToken(of: grant, at: later)
+        let retried = PostgresTestDatabase.refreshToken(of: grant, at: later, lifetime: 3000)
+        let retriedAccess = PostgresTestDatabase.accessToken(of: grant, at: later)
         let retry = Task {
             try await store.rotateRefreshToken(
                 presented.digest,
@@ -425,53 +392,36 @@ struct PostgresOperationsTests {
     func rotationAfterPresentedTokenRemoval(retry: Bool) async throws {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
         defer { store.close() }
-        let random = SystemRandomSource()
         let t0 = Date()
-        func refreshToken(of grant: GrantID, at now: Date, lifetime: TimeInterval) -> RefreshToken {
-            RefreshToken(
-                digest: OpaqueToken.mint(.refreshToken, using: random).digest,
-                grant: grant,
-                issuedAt: now,
-                expiresAt: now.addingTimeInterval(lifetime)
-            )
-        }
-        func accessToken(of grant: GrantID, at now: Date) -> AccessToken {
-            AccessToken(
-                digest: OpaqueToken.mint(.accessToken, using: random).digest,
-                grant: grant,
-                issuedAt: now,
-                expiresAt: now.addingTimeInterval(900)
-            )
-        }
         var issuance = PostgresTestDatabase.bareIssuance(account: "account-presented", at: t0)
         let grant = issuance.grant.id
         // The presented token expires 50 s on; everything else lives long.
-        let presented = refreshToken(of: grant, at: t0, lifetime: 50)
+        let presented = PostgresTestDatabase.refreshToken(of: grant, at: t0, lifetime: 50)
         issuance.grant.currentRefreshToken = presented.digest
         issuance.refreshToken = presented
         #expect(try await store.createGrant(issuance) == .created)
         var current = presented.digest
         if retry {
-            let successor = refreshToken(of: grant, at: t0, lifetime: 3000)
+            let successor = PostgresTestDatabase.refreshToken(of: grant, at: t0, lifetime: 3000)
             let first = try await store.rotateRefreshToken(
                 presented.digest,
                 replacing: presented.digest,
                 successor: successor,
-                accessToken: accessToken(of: grant, at: t0),
+                accessToken: PostgresTestDatabase.accessToken(of: grant, at: t0),
                 at: t0
             )
             #expect(first == .rotated)
             current = successor.digest
         }
 
-        let schema = store.configuration.quotedSchema
-        let holder = try PostgresConnection.open(store.configuration)
-        try holder.execute(
-            script: "BEGIN; SELECT 1 FROM \(schema).grants WHERE id = '\(grant.rawValue.uuidString)' FOR UPDATE"
+        let holder = try PostgresTestDatabase.holdRows(
+            of: store,
+            in: "grants",
+            where: "id = '\(grant.rawValue.uuidString)'"
         )
         let now = t0.addingTimeInterval(40)
-        let next = refreshToken(of: grant, at: now, lifetime: 3000)
-        let nextAccess = accessToken(of: grant, at: now)
+        let next = PostgresTestDatabase.refreshToken(of: grant, at: now, lifetime: 3000)
+        let nextAccess = PostgresTestDatabase.accessToken(of: grant, at: now)
         let replacing = current
         let rotation = Task {
             try await store.rotateRefreshToken(
@@ -513,10 +463,10 @@ struct PostgresOperationsTests {
         let free = try await PostgresTestDatabase.insertCode(into: store, account: "account-held", at: now)
         let later = now.addingTimeInterval(61)  // both codes expired
 
-        let schema = store.configuration.quotedSchema
-        let holder = try PostgresConnection.open(store.configuration)
-        try holder.execute(
-            script: "BEGIN; SELECT 1 FROM \(schema).codes WHERE digest = '\\x\(held.digest.hexadecimal)' FOR UPDATE"
+        let holder = try PostgresTestDatabase.holdRows(
+            of: store,
+            in: "codes",
+            where: "digest = '\\x\(held.digest.hexadecimal)'"
         )
         let finished = LockedValue(false)
         let removal = Task {
@@ -557,10 +507,10 @@ struct PostgresOperationsTests {
         let later = issuance.grant.expiresAt.addingTimeInterval(1)
 
         // A replay's redemption holding the code's row.
-        let schema = store.configuration.quotedSchema
-        let replay = try PostgresConnection.open(store.configuration)
-        try replay.execute(
-            script: "BEGIN; SELECT 1 FROM \(schema).codes WHERE digest = '\\x\(code.digest.hexadecimal)' FOR UPDATE"
+        let replay = try PostgresTestDatabase.holdRows(
+            of: store,
+            in: "codes",
+            where: "digest = '\\x\(code.digest.hexadecimal)'"
         )
         _ = try await store.removeExpired(at: later)
         #expect(try await store.authorizationCode(code.digest) != nil, "the held code went while held")

@@ -4,7 +4,7 @@
 import Foundation
 import Testing
 import TilecastAuth
-import TilecastAuthPostgres
+@testable import TilecastAuthPostgres
 
 extension PostgresTestDatabase {
     /// A schema name no other test uses, so tests run in parallel against one database.
@@ -52,6 +52,40 @@ extension PostgresTestDatabase {
             )
         )
         return code
+    }
+
+    /// A refresh token of `grant` — fresh random bytes — issued at `now` and living `lifetime` seconds.
+    static func refreshToken(of grant: GrantID, at now: Date, lifetime: TimeInterval = 3600) -> RefreshToken {
+        RefreshToken(
+            digest: OpaqueToken.mint(.refreshToken, using: SystemRandomSource()).digest,
+            grant: grant,
+            issuedAt: now,
+            expiresAt: now.addingTimeInterval(lifetime)
+        )
+    }
+
+    /// An access token of `grant` — fresh random bytes — issued at `now` and living 15 minutes.
+    static func accessToken(of grant: GrantID, at now: Date) -> AccessToken {
+        AccessToken(
+            digest: OpaqueToken.mint(.accessToken, using: SystemRandomSource()).digest,
+            grant: grant,
+            issuedAt: now,
+            expiresAt: now.addingTimeInterval(900)
+        )
+    }
+
+    /// A session of its own, on the server of `store`, inside a transaction that holds the rows of
+    /// `table` in `store`'s schema that match `condition` (`FOR UPDATE`) until the caller commits it.
+    static func holdRows(
+        of store: PostgresGrantStore,
+        in table: String,
+        where condition: String
+    ) throws -> PostgresConnection {
+        let holder = try PostgresConnection.open(store.configuration)
+        try holder.execute(
+            script: "BEGIN; SELECT 1 FROM \(store.configuration.quotedSchema).\(table) WHERE \(condition) FOR UPDATE"
+        )
+        return holder
     }
 
     /// What redeeming a code issues at its simplest: a new grant of `account` for an hour, without
