@@ -329,12 +329,12 @@ struct PostgresOperationsTests {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
         defer { store.close() }
         let t0 = Date()
-        var issuance = PostgresTestDatabase.bareIssuance(account: "account-retry", at: t0)
-        let grant = issuance.grant.id
-        let presented = PostgresTestDatabase.refreshToken(of: grant, at: t0, lifetime: 3000)
-        issuance.grant.currentRefreshToken = presented.digest
-        issuance.refreshToken = presented
-        #expect(try await store.createGrant(issuance) == .created)
+        let (grant, presented) = try await PostgresTestDatabase.createGrant(
+            in: store,
+            account: "account-retry",
+            at: t0,
+            refreshTokenLifetime: 3000
+        )
         // The successor expires a minute on, long before the token it replaced and the grant.
         let successor = PostgresTestDatabase.refreshToken(of: grant, at: t0, lifetime: 60)
         let first = try await store.rotateRefreshToken(
@@ -397,13 +397,13 @@ struct PostgresOperationsTests {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
         defer { store.close() }
         let t0 = Date()
-        var issuance = PostgresTestDatabase.bareIssuance(account: "account-presented", at: t0)
-        let grant = issuance.grant.id
         // The presented token expires 50 s on; everything else lives long.
-        let presented = PostgresTestDatabase.refreshToken(of: grant, at: t0, lifetime: 50)
-        issuance.grant.currentRefreshToken = presented.digest
-        issuance.refreshToken = presented
-        #expect(try await store.createGrant(issuance) == .created)
+        let (grant, presented) = try await PostgresTestDatabase.createGrant(
+            in: store,
+            account: "account-presented",
+            at: t0,
+            refreshTokenLifetime: 50
+        )
         var current = presented.digest
         if retry {
             let successor = PostgresTestDatabase.refreshToken(of: grant, at: t0, lifetime: 3000)

@@ -74,6 +74,22 @@ extension PostgresTestDatabase {
         )
     }
 
+    /// Creates a grant of `account` at `now` (an hour long) whose current refresh token lives
+    /// `refreshTokenLifetime` seconds; returns the grant's id and that token.
+    static func createGrant(
+        in store: PostgresGrantStore,
+        account: AccountID,
+        at now: Date,
+        refreshTokenLifetime: TimeInterval
+    ) async throws -> (GrantID, RefreshToken) {
+        var issuance = bareIssuance(account: account, at: now)
+        let token = refreshToken(of: issuance.grant.id, at: now, lifetime: refreshTokenLifetime)
+        issuance.grant.currentRefreshToken = token.digest
+        issuance.refreshToken = token
+        #expect(try await store.createGrant(issuance) == .created)
+        return (issuance.grant.id, token)
+    }
+
     /// A session of its own, on the server of `store`, inside a transaction that holds the rows of
     /// `table` in `store`'s schema that match `condition` (`FOR UPDATE`) until the caller commits it.
     static func holdRows(
