@@ -179,7 +179,7 @@ struct BenchCommand: Subcommand {
                 }
             )
             if only || onPostgres {
-                report(measurements, memory: nil, hash: nil, openssl: nil, peers: nil, limiter: nil)
+                report(measurements, memory: nil, hash: nil, openssl: nil, peers: nil, limiter: nil, storeWrites: nil)
                 reportPostgresFloor(postgresFloorRuns, beside: measurements)
                 if postgresPeers != nil {
                     reportPostgresPeers(PostgresPeerBenchmark.combine(postgresPeerResults), beside: measurements)
@@ -187,6 +187,7 @@ struct BenchCommand: Subcommand {
                 return true
             }
             let memory = try await MemoryPerGrant.measure(grants: memoryGrants)
+            let storeWrites = try await StoreWriteBenchmark.run(writes: smoke ? 10_000 : 100_000)
             let limiter = try await LimiterBenchmark.run(
                 runs: smoke ? 1 : options.runs,
                 admissions: smoke ? 2_000 : 20_000,
@@ -204,7 +205,15 @@ struct BenchCommand: Subcommand {
             )
             let openssl = opensslRuns.isEmpty ? nil : BenchmarkMeasurement.median(of: opensslRuns)
             let peerList = peers == nil ? nil : peerResults.keys.sorted().compactMap { peerResults[$0] }
-            report(measurements, memory: memory, hash: hash, openssl: openssl, peers: peerList, limiter: limiter)
+            report(
+                measurements,
+                memory: memory,
+                hash: hash,
+                openssl: openssl,
+                peers: peerList,
+                limiter: limiter,
+                storeWrites: storeWrites
+            )
             return true
         } catch {
             print("bench failed: \(error)")
@@ -290,7 +299,8 @@ struct BenchCommand: Subcommand {
         hash: (used: Double, portable: Double, floor: Double)?,
         openssl: Double?,
         peers: [PeerBenchmark.Result]?,
-        limiter: LimiterBenchmark.Result?
+        limiter: LimiterBenchmark.Result?,
+        storeWrites: StoreWriteBenchmark.Result?
     ) {
         func format(_ value: Double) -> String { String(format: "%.2f", value) }
         func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
@@ -335,6 +345,17 @@ struct BenchCommand: Subcommand {
                     + "\(format(limiter.atLimit)) µs at it under key churn (\(String(format: "%.1f", limiter.atLimit / limiter.belowLimit))×)"
             )
         }
+        if let storeWrites {
+            func describe(_ latencies: StoreWriteBenchmark.Latencies) -> String {
+                "median \(format(latencies.median)) µs, p99 \(format(latencies.p99)), p99.9 \(format(latencies.p999)), "
+                    + "slowest \(format(latencies.maximum))"
+            }
+            print(
+                "single store writes (a grant, two tokens, a session) over \(storeWrites.writes) grants: "
+                    + "reserved \(describe(storeWrites.reserved)) (reserving took \(format(storeWrites.reservationMilliseconds)) ms); "
+                    + "grown \(describe(storeWrites.grown))"
+            )
+        }
         if let peers {
             print(
                 "\npeers, measured between TilecastAuth's rounds (median µs/op), and TilecastAuth's advantage at \(options.liveGrants.first ?? 0) live grants:"
@@ -372,6 +393,20 @@ struct BenchCommand: Subcommand {
         if let limiter {
             print(
                 "bench limiter_below_limit_us=\(String(format: "%.3f", limiter.belowLimit)) limiter_at_limit_us=\(String(format: "%.3f", limiter.atLimit))"
+            )
+        }
+        if let storeWrites {
+            func fields(_ name: String, _ latencies: StoreWriteBenchmark.Latencies) -> String {
+                [
+                    ("median", latencies.median), ("p99", latencies.p99), ("p999", latencies.p999),
+                    ("max", latencies.maximum),
+                ]
+                .map { " store_write_\(name)_\($0.0)_us=\(String(format: "%.3f", $0.1))" }.joined()
+            }
+            print(
+                "bench store_writes=\(storeWrites.writes)" + fields("reserved", storeWrites.reserved)
+                    + fields("grown", storeWrites.grown)
+                    + String(format: " store_reservation_ms=%.1f", storeWrites.reservationMilliseconds)
             )
         }
         if let hash {

@@ -64,17 +64,33 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         return nil
     }
 
-    /// Makes sure chunks for `capacity` elements exist, so that appending up to it allocates nothing.
+    /// Makes sure chunks for `capacity` elements exist, so that appending up to it allocates nothing,
+    /// and that their memory is resident, so that appending up to it does not wait for the kernel to
+    /// back a page (``LargeBuffers/populate(_:)``). Chunks that already existed are left as they are.
     mutating func reserveCapacity(_ capacity: Int) {
         guard capacity > 0 else { return }
         let needed = (capacity + chunkLength - 1) >> chunkShift
         if chunks.isEmpty {
-            chunks.append(LargeBuffers.reserved(Element.self, capacity: Swift.min(capacity, chunkLength)))
+            chunks.append(
+                LargeBuffers.reserved(Element.self, capacity: Swift.min(capacity, chunkLength), populated: true)
+            )
         } else if chunks[0].capacity < Swift.min(capacity, chunkLength) {
-            LargeBuffers.reserve(&chunks[0], capacity: Swift.min(capacity, chunkLength))
+            LargeBuffers.reserve(&chunks[0], capacity: Swift.min(capacity, chunkLength), populated: true)
         }
         while chunks.count < needed {
-            chunks.append(LargeBuffers.reserved(Element.self, capacity: chunkLength))
+            chunks.append(LargeBuffers.reserved(Element.self, capacity: chunkLength, populated: true))
+        }
+    }
+
+    /// The memory of each chunk, its unused capacity included, for the tests of its residency.
+    var chunkMemory: [UnsafeRawBufferPointer] {
+        chunks.map { chunk in
+            chunk.withUnsafeBufferPointer { buffer in
+                UnsafeRawBufferPointer(
+                    start: buffer.baseAddress,
+                    count: chunk.capacity * MemoryLayout<Element>.stride
+                )
+            }
         }
     }
 

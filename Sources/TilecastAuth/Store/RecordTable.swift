@@ -36,7 +36,7 @@ extension GrantID: TableKey {}
 /// Swift's `Dictionary` doubles when it fills to three quarters, so at a million records it may be only
 /// 48 % full, and it keeps every key beside its value — for a digest-keyed record, the digest twice.
 /// This table keeps each record once, in a ``ChunkedArray`` whose chunks never move once written (its
-/// unused capacity is address space, not resident memory), and finds them through a ``TableIndex`` of
+/// unused capacity is address space, not resident memory, unless it was reserved), and finds them through a ``TableIndex`` of
 /// 8-byte buckets that grows by a quarter whenever it is 80 % full, so it stays 64 % to 80 % full.
 /// Removing a record moves the last one into its place, so the array stays dense.
 ///
@@ -70,7 +70,13 @@ struct RecordTable<Record: TableRecord>: Sendable {
 
     init() {}
 
-    /// Makes room for `capacity` records without growing the index or the array.
+    /// The memory of the records, their due seconds and the index, for the tests of its residency.
+    var memory: [UnsafeRawBufferPointer] {
+        records.chunkMemory + dueSeconds.chunkMemory + [index.bucketMemory]
+    }
+
+    /// Makes room for `capacity` records without growing the index or the array, and makes that room
+    /// resident, so that the writes it was made for do not wait for the kernel to back their pages.
     mutating func reserveCapacity(_ capacity: Int) {
         guard capacity > count else { return }
         records.reserveCapacity(capacity)

@@ -98,12 +98,19 @@ struct TableIndex: Sendable {
         }
     }
 
+    /// The memory of the current buckets, for the tests of its residency.
+    var bucketMemory: UnsafeRawBufferPointer {
+        guard let current else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(start: current.pointer, count: current.count * MemoryLayout<UInt64>.stride)
+    }
+
     /// Replaces the index with one of `bucketCount` buckets. The old one's entries move now if
-    /// `incrementally` is false, and over the next writes otherwise.
+    /// `incrementally` is false — a reservation, whose buckets are made resident too, so that the writes
+    /// it was made for do not wait for the kernel to back them — and over the next writes otherwise.
     mutating func grow(to bucketCount: Int, incrementally: Bool) {
         makeUnique()
         finishMigration()
-        let grown = BucketBuffer(count: bucketCount)
+        let grown = BucketBuffer(count: bucketCount, populated: !incrementally)
         retiring = current
         current = grown
         migrated = 0
@@ -158,17 +165,22 @@ struct TableIndex: Sendable {
 }
 
 /// One index's buckets, zeroed by `calloc` — which leaves a fresh mapping's pages untouched, so that
-/// ``LargeBuffers`` can advise them before they are first written — and freed with the last reference.
+/// ``LargeBuffers`` can advise them before they are first written, and, for a reservation, populates them
+/// after — and freed with the last reference.
 private final class BucketBuffer: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<UInt64>
     let count: Int
 
-    init(count: Int) {
+    init(count: Int, populated: Bool = false) {
         precondition(count > 0, "an index has buckets")
         guard let memory = calloc(count, MemoryLayout<UInt64>.stride) else {
             fatalError("the in-memory store could not allocate \(count) index buckets")
         }
-        LargeBuffers.advise(UnsafeMutableRawBufferPointer(start: memory, count: count * MemoryLayout<UInt64>.stride))
+        let buckets = UnsafeMutableRawBufferPointer(start: memory, count: count * MemoryLayout<UInt64>.stride)
+        LargeBuffers.advise(buckets)
+        if populated {
+            LargeBuffers.populate(buckets)
+        }
         pointer = memory.bindMemory(to: UInt64.self, capacity: count)
         self.count = count
     }

@@ -318,3 +318,34 @@ extension RecordTableTests {
         }
     }
 }
+
+extension RecordTableTests {
+    /// The fraction of the pages under `memory` that are resident, by `mincore(2)`.
+    static func residentFraction(of memory: UnsafeRawBufferPointer) -> Double {
+        guard let base = memory.baseAddress, !memory.isEmpty else { return 1 }
+        let page = LargeBuffers.pageSize
+        let start = UInt(bitPattern: base) & ~UInt(page - 1)
+        let length = Int(UInt(bitPattern: base) + UInt(memory.count) - start)
+        let pages = (length + page - 1) / page
+        var residency = [UInt8](repeating: 0, count: pages)
+        let result = residency.withUnsafeMutableBufferPointer { vector in
+            mincore(UnsafeMutableRawPointer(bitPattern: start), length, vector.baseAddress)
+        }
+        guard result == 0 else { return -1 }
+        return Double(residency.count { $0 & 1 == 1 }) / Double(pages)
+    }
+
+    @Test("Reserved room is resident before the first write: records, due seconds and index buckets")
+    func reservedRoomIsResident() {
+        var table = RecordTable<Item>()
+        // Three chunks of records, past any size the allocator would recycle from freed memory.
+        let capacity = 3 * ChunkedArray<Item>().chunkLength
+        table.reserveCapacity(capacity)
+        let fractions = table.memory.map(Self.residentFraction(of:))
+        #expect(fractions.count == 5)  // three chunks of records, one of due seconds, the index
+        #expect(fractions.allSatisfy { $0 == 1 }, "resident fractions: \(fractions)")
+        let key = Item.Key(id: 7, group: 7)
+        table.upsert(Item(key: key, value: 7, expiresAt: Self.base), dueAt: Self.base)
+        #expect(table[key]?.value == 7)
+    }
+}
