@@ -13,6 +13,9 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     private let chunkShift: Int
     private var chunks: [[Element]] = []
     private(set) var count = 0
+    /// How many chunks ``reserveCapacity(_:)`` made: removals never free these, so that a reservation —
+    /// resident memory a server asked for — outlasts a table that shrinks and grows again.
+    private var reservedChunks = 0
 
     /// The largest size a chunk may take, in bytes; chunks are the largest power-of-two length below it.
     static var chunkByteLimit: Int { 8 << 20 }
@@ -80,6 +83,7 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         while chunks.count < needed {
             chunks.append(LargeBuffers.reserved(Element.self, capacity: chunkLength, populated: true))
         }
+        reservedChunks = Swift.max(reservedChunks, needed)
     }
 
     /// The memory of each chunk, its unused capacity included, for the tests of its residency.
@@ -111,8 +115,9 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         let chunk = count >> chunkShift
         let element = chunks[chunk].removeLast()
         // An empty chunk is kept while it is the last one, so that a table hovering at a chunk boundary
-        // does not allocate and free a chunk on every other write; the one after it goes.
-        if chunks.count > chunk + 2 {
+        // does not allocate and free a chunk on every other write; the one after it goes, unless it was
+        // reserved.
+        if chunks.count > Swift.max(chunk + 2, reservedChunks) {
             chunks.removeLast()
         }
         return element

@@ -43,10 +43,11 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     ///
     /// The reserved memory is also made resident here, page by page, rather than by the first write to
     /// each page: that write would wait inside the lock while the kernel — and on a virtual machine often
-    /// the host — backs the page. So the process holds the reserved size from the start (about 0.8 KB per
+    /// the host — backs the page. So the process holds the reserved size from the start (about 0.86 KB per
     /// expected grant), and creating the store takes the time the writes would otherwise have spent
     /// waiting: on the CI machine, a virtual machine whose host backs each page on first touch, 0.3–0.6 s
-    /// for 100,000 grants and 7–8 s for 10⁶ (`Docs/Performance.md`, "Single writes").
+    /// for 100,000 grants and 7–8 s for 10⁶ (`Docs/Performance.md`, "Single writes"). The reservation
+    /// stays however far the store shrinks, so that it is still resident when the store grows back.
     public init(clients: [Client], expectedLiveGrants: Int) {
         var storage = InMemoryGrantStorage(clients: clients)
         storage.reserveCapacity(liveGrants: max(0, expectedLiveGrants))

@@ -349,3 +349,44 @@ extension RecordTableTests {
         #expect(table[key]?.value == 7)
     }
 }
+
+extension RecordTableTests {
+    @Test("Removals keep a reservation: its chunks stay, and stay resident, however far the table shrinks")
+    func removalsKeepReservation() {
+        var table = RecordTable<Item>()
+        let chunkLength = ChunkedArray<Item>().chunkLength
+        table.reserveCapacity(3 * chunkLength)
+        let reserved = table.memory.count
+        // Fill into the second chunk, then remove everything: each removal once freed a trailing chunk.
+        let count = chunkLength + 10
+        for id in 0..<count {
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: Self.base), dueAt: Self.base)
+        }
+        for id in 0..<count {
+            _ = table.remove(Item.Key(id: id, group: id))
+        }
+        #expect(table.isEmpty)
+        #expect(table.memory.count == reserved)
+        // Filled again into the third chunk, every page of the reservation is still resident: a chunk
+        // freed and allocated again by growth would be resident only where written.
+        for id in 0..<(2 * chunkLength + 1) {
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: Self.base), dueAt: Self.base)
+        }
+        let fractions = table.memory.map(Self.residentFraction(of:))
+        #expect(fractions.allSatisfy { $0 == 1 }, "resident fractions: \(fractions)")
+    }
+
+    @Test("A chunked array without a reservation still frees the chunks it no longer needs")
+    func unreservedChunksAreFreed() {
+        var array = ChunkedArray<SIMD64<UInt64>>()
+        for index in 0..<(3 * array.chunkLength + 1) {
+            array.append(SIMD64(repeating: UInt64(index)))
+        }
+        #expect(array.chunkMemory.count == 4)
+        while array.count > 1 {
+            array.removeLast()
+        }
+        // The first chunk, and the empty one after it kept against flapping at a boundary.
+        #expect(array.chunkMemory.count == 2)
+    }
+}
