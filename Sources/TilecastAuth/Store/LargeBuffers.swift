@@ -18,12 +18,13 @@ import Musl
 /// pages are still unbacked. Smaller buffers, other systems and a refused advice change nothing but speed.
 ///
 /// A page is backed only when it is first written, and that first write waits while the kernel zeroes
-/// it: 4 KiB, or 2 MiB for a huge page (about 0.1 ms on the CI machine), inside the store's lock, where
-/// every request waits with it. Room that is *reserved* — for a size the server expects to reach — is
+/// it — 4 KiB, or 2 MiB for a huge page, and on a virtual machine whose host backs guest memory on first
+/// touch as well, up to tens of milliseconds (`Docs/Performance.md`) — inside the store's lock, where
+/// every request waits with it. Room that is *reserved*, for a size the server expects to reach, is
 /// therefore written once when it is reserved (``populate(_:)``), so that its pages are resident before
 /// the first request, as `-XX:+AlwaysPreTouch` does for a JVM's heap. Growth beyond the reservation
-/// still backs its pages as it writes them: populating a new 8 MiB chunk at once would be a longer
-/// pause than the faults it spreads over the following writes.
+/// still backs its pages as it writes them: populating a new 8 MiB chunk at once would make one write
+/// wait for all four of its huge pages.
 enum LargeBuffers {
     /// Buffers at least this large are advised.
     static let adviceThreshold = 4 << 20

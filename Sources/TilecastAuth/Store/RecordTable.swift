@@ -36,8 +36,9 @@ extension GrantID: TableKey {}
 /// Swift's `Dictionary` doubles when it fills to three quarters, so at a million records it may be only
 /// 48 % full, and it keeps every key beside its value — for a digest-keyed record, the digest twice.
 /// This table keeps each record once, in a ``ChunkedArray`` whose chunks never move once written (its
-/// unused capacity is address space, not resident memory, unless it was reserved), and finds them through a ``TableIndex`` of
-/// 8-byte buckets that grows by a quarter whenever it is 80 % full, so it stays 64 % to 80 % full.
+/// unused capacity is address space, not resident memory, unless it was reserved), and finds them
+/// through a ``TableIndex`` of 8-byte buckets that grows by a quarter whenever it is 80 % full, so it
+/// stays 64 % to 80 % full.
 /// Removing a record moves the last one into its place, so the array stays dense.
 ///
 /// Beside each record the table keeps the whole second at which the record may come due, which lets

@@ -164,9 +164,9 @@ struct TableIndex: Sendable {
     }
 }
 
-/// One index's buckets, zeroed by `calloc` — which leaves a fresh mapping's pages untouched, so that
-/// ``LargeBuffers`` can advise them before they are first written, and, for a reservation, populates them
-/// after — and freed with the last reference.
+/// One index's buckets, freed with the last reference. They are zeroed by `calloc`, which leaves a fresh
+/// mapping's pages untouched, so that ``LargeBuffers`` can advise them before they are first written; a
+/// reservation's buckets are then made resident (``LargeBuffers/populate(_:)``).
 private final class BucketBuffer: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<UInt64>
     let count: Int
