@@ -336,15 +336,13 @@ struct PostgresOperationsTests {
             refreshTokenLifetime: 3000
         )
         // The successor expires a minute on, long before the token it replaced and the grant.
-        let successor = PostgresTestDatabase.refreshToken(of: grant, at: t0, lifetime: 60)
-        let first = try await store.rotateRefreshToken(
-            presented.digest,
-            replacing: presented.digest,
-            successor: successor,
-            accessToken: PostgresTestDatabase.accessToken(of: grant, at: t0),
-            at: t0
+        let successor = try await PostgresTestDatabase.rotate(
+            presented,
+            of: grant,
+            in: store,
+            at: t0,
+            successorLifetime: 60
         )
-        #expect(first == .rotated)
 
         // Another session holds the grant's row, as a session replacement does for a moment.
         let holder = try PostgresTestDatabase.holdRows(
@@ -406,16 +404,13 @@ struct PostgresOperationsTests {
         )
         var current = presented.digest
         if retry {
-            let successor = PostgresTestDatabase.refreshToken(of: grant, at: t0, lifetime: 3000)
-            let first = try await store.rotateRefreshToken(
-                presented.digest,
-                replacing: presented.digest,
-                successor: successor,
-                accessToken: PostgresTestDatabase.accessToken(of: grant, at: t0),
-                at: t0
-            )
-            #expect(first == .rotated)
-            current = successor.digest
+            current = try await PostgresTestDatabase.rotate(
+                presented,
+                of: grant,
+                in: store,
+                at: t0,
+                successorLifetime: 3000
+            ).digest
         }
 
         let holder = try PostgresTestDatabase.holdRows(

@@ -90,6 +90,27 @@ extension PostgresTestDatabase {
         return (issuance.grant.id, token)
     }
 
+    /// Rotates `grant`'s current token `presented` at `now`, as a first refresh does, to a successor
+    /// living `successorLifetime` seconds, and returns the successor.
+    static func rotate(
+        _ presented: RefreshToken,
+        of grant: GrantID,
+        in store: PostgresGrantStore,
+        at now: Date,
+        successorLifetime: TimeInterval
+    ) async throws -> RefreshToken {
+        let successor = refreshToken(of: grant, at: now, lifetime: successorLifetime)
+        let outcome = try await store.rotateRefreshToken(
+            presented.digest,
+            replacing: presented.digest,
+            successor: successor,
+            accessToken: accessToken(of: grant, at: now),
+            at: now
+        )
+        #expect(outcome == .rotated)
+        return successor
+    }
+
     /// A session of its own, on the server of `store`, inside a transaction that holds the rows of
     /// `table` in `store`'s schema that match `condition` (`FOR UPDATE`) until the caller commits it.
     static func holdRows(
