@@ -353,7 +353,8 @@ struct BenchCommand: Subcommand {
             print(
                 "single store writes (a grant, two tokens, a session) over \(storeWrites.writes) grants: "
                     + "reserved \(describe(storeWrites.reserved)) (reserving took \(format(storeWrites.reservationMilliseconds)) ms); "
-                    + "grown \(describe(storeWrites.grown))"
+                    + "grown \(describe(storeWrites.grown)); "
+                    + "grown, one write every \(StoreWriteBenchmark.pacedIntervalMicroseconds) µs \(describe(storeWrites.grownPaced))"
             )
         }
         if let peers {
@@ -406,6 +407,7 @@ struct BenchCommand: Subcommand {
             print(
                 "bench store_writes=\(storeWrites.writes)" + fields("reserved", storeWrites.reserved)
                     + fields("grown", storeWrites.grown)
+                    + fields("grown_paced", storeWrites.grownPaced)
                     + String(format: " store_reservation_ms=%.1f", storeWrites.reservationMilliseconds)
             )
         }

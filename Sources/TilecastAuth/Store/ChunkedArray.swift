@@ -8,6 +8,10 @@
 /// chunk is allocated at its full length (4 to 8 MiB, advised for huge pages by ``LargeBuffers``) when
 /// the one before it is full, and nothing already stored moves. An element is found with a shift and a
 /// mask, through a short array of chunks that stays in cache.
+///
+/// Half way through its last chunk, the array has the next one allocated and made resident on a
+/// background thread (``BufferPreparation``), so that the append that starts it, and the ones after,
+/// do not wait for the kernel to back its pages; so is the first chunk's next size, once that is large.
 struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, MutableCollection {
     /// Each chunk holds `1 << chunkShift` elements.
     private let chunkShift: Int
@@ -16,6 +20,11 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     /// How many chunks ``reserveCapacity(_:)`` made: removals never free these, so that a reservation —
     /// resident memory a server asked for — outlasts a table that shrinks and grows again.
     private var reservedChunks = 0
+    /// The next chunk, or the first chunk's next size, made ahead of need; created by the first array
+    /// that grows far enough to want one.
+    private var nextChunk: BufferPreparation<[Element]>?
+    /// The last chunk in which the next one was asked for, so that it is asked for once per chunk.
+    private var nextChunkRequestedIn = -1
 
     /// The largest size a chunk may take, in bytes; chunks are the largest power-of-two length below it.
     static var chunkByteLimit: Int { 8 << 20 }
@@ -101,12 +110,60 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     mutating func append(_ element: Element) {
         let chunk = count >> chunkShift
         if chunk == chunks.count {
-            // The first chunk starts small and grows as an array does; later ones come at full length.
-            chunks.append(chunk == 0 ? [] : LargeBuffers.reserved(Element.self, capacity: chunkLength))
+            // The first chunk starts small and grows as an array does; later ones come at full length,
+            // made ahead of need if that was done in time.
+            if chunk == 0 {
+                chunks.append([])
+            } else {
+                chunks.append(
+                    takePrepared(capacity: chunkLength) ?? LargeBuffers.reserved(Element.self, capacity: chunkLength)
+                )
+            }
+        } else if chunk == 0, chunks[0].count == chunks[0].capacity, chunks[0].capacity < chunkLength,
+            var grown = takePrepared(capacity: Swift.min(2 * chunks[0].capacity, chunkLength))
+        {
+            // The first chunk is full and a larger buffer was made ready: the elements move into memory
+            // that is already resident, instead of an array's growth, which copies them into fresh pages.
+            grown.append(contentsOf: chunks[0])
+            chunks[0] = grown
         }
         chunks[chunk].append(element)
         count += 1
+        guard chunk == chunks.count - 1 else { return }
+        let capacity = chunks[chunk].capacity
+        if capacity >= chunkLength {
+            if count & (chunkLength - 1) >= chunkLength >> 1, nextChunkRequestedIn != chunk {
+                nextChunkRequestedIn = chunk
+                prepare(capacity: chunkLength)
+            }
+        } else if count == capacity - capacity >> 2,
+            2 * capacity * MemoryLayout<Element>.stride >= Self.preparedGrowthThreshold
+        {
+            prepare(capacity: Swift.min(2 * capacity, chunkLength))
+        }
     }
+
+    /// The first chunk's growth is prepared ahead of need once the grown buffer is at least this large, in
+    /// bytes: a smaller one is copied and backed in well under a millisecond.
+    static var preparedGrowthThreshold: Int { 1 << 20 }
+
+    /// Asks for an empty buffer of `capacity` elements to be allocated and made resident off the caller's
+    /// thread: the next chunk, half way through the last one, or the first chunk's next size, three
+    /// quarters of the way to its current one.
+    private mutating func prepare(capacity: Int) {
+        if nextChunk == nil {
+            nextChunk = BufferPreparation()
+        }
+        nextChunk!.prepare { LargeBuffers.reserved(Element.self, capacity: capacity, populated: true) }
+    }
+
+    /// The prepared buffer, if it is ready and holds `capacity` elements; one of another size is dropped.
+    private func takePrepared(capacity: Int) -> [Element]? {
+        nextChunk?.take { $0.isEmpty && $0.capacity >= capacity && $0.capacity < 2 * capacity }
+    }
+
+    /// Whether no chunk is being prepared: for tests, which wait until one is ready.
+    var isPreparationSettled: Bool { nextChunk?.isSettled ?? true }
 
     @discardableResult
     mutating func removeLast() -> Element {
@@ -119,6 +176,7 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         // reserved.
         if chunks.count > Swift.max(chunk + 2, reservedChunks) {
             chunks.removeLast()
+            nextChunkRequestedIn = -1
         }
         return element
     }

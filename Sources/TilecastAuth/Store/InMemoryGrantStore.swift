@@ -30,6 +30,12 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     private let storage: LockedValue<InMemoryGrantStorage>
 
     /// Creates an empty store that knows `clients`.
+    ///
+    /// The store grows as it fills. So that its writes do not wait inside the lock while the kernel backs
+    /// new memory, each table's next chunk of records, and a large index's next size, are allocated and
+    /// made resident ahead of need on a background thread (one serial Dispatch queue at utility priority,
+    /// shared by every store); the store holds that memory somewhat before it needs it. A server that
+    /// knows its size should still say it, with ``init(clients:expectedLiveGrants:)``.
     public init(clients: [Client]) {
         self.storage = LockedValue(InMemoryGrantStorage(clients: clients))
     }

@@ -22,9 +22,9 @@ import Musl
 /// touch as well, up to tens of milliseconds (`Docs/Performance.md`) — inside the store's lock, where
 /// every request waits with it. Room that is *reserved*, for a size the server expects to reach, is
 /// therefore written once when it is reserved (``populate(_:)``), so that its pages are resident before
-/// the first request, as `-XX:+AlwaysPreTouch` does for a JVM's heap. Growth beyond the reservation
-/// still backs its pages as it writes them: populating a new 8 MiB chunk at once would make one write
-/// wait for all four of its huge pages.
+/// the first request, as `-XX:+AlwaysPreTouch` does for a JVM's heap. Growth beyond the reservation is
+/// populated too, but ahead of need and off the lock (``BufferPreparation``): populating a new 8 MiB
+/// chunk inside the lock would make one write wait for all four of its huge pages.
 enum LargeBuffers {
     /// Buffers at least this large are advised.
     static let adviceThreshold = 4 << 20

@@ -59,12 +59,25 @@ struct RecordTable<Record: TableRecord>: Sendable {
     /// …by this factor.
     private static var growthFactor: Double { 1.25 }
     private static var minimumBuckets: Int { 16 }
+    /// Half way from the fill after a growth to the next growth, the next index is made ahead of need.
+    private static var preparationFill: Double { 0.72 }
+
+    /// The size the index grows to from `bucketCount` buckets.
+    private static func grownBucketCount(_ bucketCount: Int) -> Int {
+        Swift.max(minimumBuckets, Int((Double(bucketCount) * growthFactor).rounded(.up)))
+    }
 
     var count: Int { records.count }
     var isEmpty: Bool { records.isEmpty }
 
     /// Buckets in the index, for the tests of its fill.
     var bucketCount: Int { index.bucketCount }
+
+    /// Whether nothing is being made ahead of need for the records, their due seconds or the index: for
+    /// tests, which wait until it is ready.
+    var isPreparationSettled: Bool {
+        records.isPreparationSettled && dueSeconds.isPreparationSettled && index.isPreparationSettled
+    }
 
     /// Whether the index is still moving entries out of the one it replaced.
     var isMigratingIndex: Bool { index.isMigrating }
@@ -119,9 +132,10 @@ struct RecordTable<Record: TableRecord>: Sendable {
             return
         }
         if Double(count + 1) > Double(index.bucketCount) * Self.maximumFill {
-            let grown = Int((Double(index.bucketCount) * Self.growthFactor).rounded(.up))
             let needed = Int(Double(count + 1) / Self.maximumFill) + 1
-            index.grow(to: Swift.max(Self.minimumBuckets, grown, needed), incrementally: true)
+            index.grow(to: Swift.max(Self.grownBucketCount(index.bucketCount), needed), incrementally: true)
+        } else if count + 1 == Int(Double(index.bucketCount) * Self.preparationFill) {
+            index.prepareGrowth(to: Self.grownBucketCount(index.bucketCount))
         }
         let position = records.count
         index.insert(tag: Self.tag(of: record.key), position: position)

@@ -34,6 +34,8 @@ struct TableIndex: Sendable {
     private var retiring: BucketBuffer?
     /// Old buckets already moved, from the first.
     private var migrated = 0
+    /// The buckets of the next growth, made ahead of need (``prepareGrowth(to:)``).
+    private var nextBuckets: BufferPreparation<BucketBuffer>?
 
     init() {}
 
@@ -110,7 +112,8 @@ struct TableIndex: Sendable {
     mutating func grow(to bucketCount: Int, incrementally: Bool) {
         makeUnique()
         finishMigration()
-        let grown = BucketBuffer(count: bucketCount, populated: !incrementally)
+        let prepared = incrementally ? nextBuckets?.take { $0.count == bucketCount } : nil
+        let grown = prepared ?? BucketBuffer(count: bucketCount, populated: !incrementally)
         retiring = current
         current = grown
         migrated = 0
@@ -118,6 +121,22 @@ struct TableIndex: Sendable {
             finishMigration()
         }
     }
+
+    /// Asks for the buckets of a growth to `bucketCount` to be allocated and made resident off the
+    /// caller's thread (``BufferPreparation``), so that the writes after the growth — which place entries
+    /// all over the new buckets — do not each wait for the kernel to back another page. Only for an index
+    /// large enough to be advised onto huge pages: a smaller one's pages are backed 4 KiB at a time, and
+    /// its growth was never measured to wait.
+    mutating func prepareGrowth(to bucketCount: Int) {
+        guard bucketCount * MemoryLayout<UInt64>.stride >= LargeBuffers.adviceThreshold else { return }
+        if nextBuckets == nil {
+            nextBuckets = BufferPreparation()
+        }
+        nextBuckets!.prepare { BucketBuffer(count: bucketCount, populated: true) }
+    }
+
+    /// Whether no buckets are being prepared: for tests, which wait until they are ready.
+    var isPreparationSettled: Bool { nextBuckets?.isSettled ?? true }
 
     /// Moves the next ``migrationStepsPerWrite`` old buckets, if an old index is retiring.
     @inline(__always)

@@ -390,3 +390,114 @@ extension RecordTableTests {
         #expect(array.chunkMemory.count == 2)
     }
 }
+
+extension RecordTableTests {
+    /// Waits, a bounded time, until `isSettled` says no preparation is under way.
+    static func waitForPreparations(_ isSettled: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(60)
+        while !isSettled() {
+            try #require(ContinuousClock.now < deadline, "a preparation finished within 60 s")
+            try await Task.sleep(for: .milliseconds(5))
+        }
+    }
+
+    @Test("A growing chunked array has its next chunk resident before the append that starts it")
+    func nextChunkIsPreparedAhead() async throws {
+        var array = ChunkedArray<UInt64>()
+        let length = array.chunkLength
+        // Half way through the first chunk, the second is asked for; wait until it is made.
+        for value in 0...(length / 2) {
+            array.append(UInt64(value))
+        }
+        do {
+            // A copy, released before the next append, which would otherwise copy the shared chunks.
+            let settledArray = array
+            try await Self.waitForPreparations { settledArray.isPreparationSettled }
+        }
+        for value in (length / 2 + 1)...length {
+            array.append(UInt64(value))
+        }
+        // The first append into the second chunk found it resident: every page, not only the one it wrote.
+        #expect(array.chunkMemory.count == 2)
+        let second = array.chunkMemory[1]
+        #expect(Self.residentFraction(of: second) == 1)
+        #expect(second.count >= length * MemoryLayout<UInt64>.stride)
+        // Filled to its end, the chunk is the same memory: the prepared buffer was taken, not copied.
+        for value in (length + 1)..<(2 * length) {
+            array.append(UInt64(value))
+        }
+        #expect(array.chunkMemory[1].baseAddress == second.baseAddress)
+        #expect(array[length] == UInt64(length) && array[2 * length - 1] == UInt64(2 * length - 1))
+    }
+}
+
+extension RecordTableTests {
+    @Test("A growing index large enough for huge pages has its next buckets resident before it grows")
+    func nextIndexIsPreparedAhead() async throws {
+        var table = RecordTable<Item>()
+        var id = 0
+        func insert() {
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: Self.base), dueAt: Self.base)
+            id += 1
+        }
+        // Grow until the next index would be advised, then past the fill at which it is asked for.
+        while (table.bucketCount * 5 / 4) * MemoryLayout<UInt64>.stride < LargeBuffers.adviceThreshold {
+            insert()
+        }
+        let before = table.bucketCount
+        while Double(table.count) < Double(before) * 0.73 {
+            insert()
+        }
+        do {
+            let prepared = table
+            try await Self.waitForPreparations { prepared.isPreparationSettled }
+        }
+        while table.bucketCount == before {
+            insert()
+        }
+        // The write that grew the index took buckets that were already resident: all of them, not only
+        // the pages the entries moved so far happened to land on.
+        let buckets = table.memory.last!
+        #expect(buckets.count == table.bucketCount * MemoryLayout<UInt64>.stride)
+        #expect(Self.residentFraction(of: buckets) == 1)
+        for checked in stride(from: 0, to: id, by: 101) {
+            #expect(table[Item.Key(id: checked, group: checked)]?.value == checked)
+        }
+    }
+}
+
+extension RecordTableTests {
+    @Test("A growing first chunk moves into a larger buffer that is already resident")
+    func firstChunkGrowthIsPreparedAhead() async throws {
+        var array = ChunkedArray<UInt64>()
+        var value: UInt64 = 0
+        // Past three quarters of a capacity whose next size is large enough to be prepared.
+        while 2 * array.chunkMemory.first.map(\.count).orZero < ChunkedArray<UInt64>.preparedGrowthThreshold
+            || Double(array.count) < Double(array.chunkMemory[0].count / 8) * 0.8
+        {
+            array.append(value)
+            value += 1
+        }
+        let capacity = array.chunkMemory[0].count / 8
+        do {
+            // A copy, released before the next append, which would otherwise copy the shared chunks.
+            let settledArray = array
+            try await Self.waitForPreparations { settledArray.isPreparationSettled }
+        }
+        while array.count <= capacity {
+            array.append(value)
+            value += 1
+        }
+        // The append past the old capacity moved the elements into the prepared buffer: twice the size,
+        // and resident to its end, where an array's own growth leaves all but the copied half unbacked.
+        let grown = array.chunkMemory[0]
+        #expect(grown.count / 8 >= 2 * capacity)
+        #expect(Self.residentFraction(of: grown) == 1)
+        #expect(array.count == Int(value))
+        #expect((0..<array.count).allSatisfy { array[$0] == UInt64($0) })
+    }
+}
+
+extension Optional where Wrapped == Int {
+    fileprivate var orZero: Int { self ?? 0 }
+}

@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Dispatch
+
+/// One large buffer made ahead of need on a background thread, so that a table growing inside the
+/// store's lock takes memory that is already allocated and resident instead of waiting for it.
+///
+/// A store created without a size grows as it goes: a new chunk of records (4 to 8 MiB) or a larger
+/// index. The first write to each of its pages waits while the kernel backs the page — a 2 MiB huge page
+/// on Linux with transparent huge pages — and on a virtual machine whose host backs guest memory on first
+/// touch, one such wait measured 20–30 ms on the CI machine, with every request queued behind the lock
+/// (`Docs/Performance.md`, "Single writes and the store's reservation"). So a table that is half way
+/// through its last chunk, or part way to its index's next growth, asks for the next one here; a
+/// background thread allocates it and writes a byte to each of its pages (``LargeBuffers/populate(_:)``),
+/// and the table takes it when it needs it. If it is not ready by then the table allocates as before:
+/// nothing ever waits for a preparation.
+///
+/// The buffer belongs to the preparation until it is taken — the background thread is the only one that
+/// touches it before, the table the only one after — so no memory is shared while being written. A
+/// buffer that is never taken is freed with the preparation. Preparations of all stores run one at a time
+/// on one serial queue at utility priority: at most one thread spends its time on them.
+final class BufferPreparation<Buffer: Sendable>: Sendable {
+    private enum State: Sendable {
+        case idle
+        case preparing
+        case ready(Buffer)
+    }
+
+    private let state = LockedValue(State.idle)
+
+    init() {}
+
+    /// Starts `make` on the background queue, unless a buffer is ready or already being made.
+    func prepare(_ make: @escaping @Sendable () -> Buffer) {
+        let starts = state.withLock { state in
+            guard case .idle = state else { return false }
+            state = .preparing
+            return true
+        }
+        guard starts else { return }
+        preparationQueue.async { [self] in
+            let buffer = make()
+            state.withLock { $0 = .ready(buffer) }
+        }
+    }
+
+    /// The prepared buffer if it is ready and `fits`; a ready buffer that does not fit is dropped, so that
+    /// the next ``prepare(_:)`` makes one that does. Never waits for a preparation under way.
+    func take(where fits: (Buffer) -> Bool = { _ in true }) -> Buffer? {
+        let ready: Buffer? = state.withLock { state in
+            guard case .ready(let buffer) = state else { return nil }
+            state = .idle
+            return buffer
+        }
+        guard let ready, fits(ready) else { return nil }
+        return ready
+    }
+
+    /// Whether no preparation is under way: for tests, which wait for one to finish.
+    var isSettled: Bool {
+        state.withLock { state in
+            if case .preparing = state { return false }
+            return true
+        }
+    }
+}
+
+/// The one queue every ``BufferPreparation`` runs on.
+private let preparationQueue = DispatchQueue(label: "TilecastAuth.InMemoryGrantStore.preparation", qos: .utility)
