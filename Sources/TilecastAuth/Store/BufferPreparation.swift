@@ -22,38 +22,52 @@ import Dispatch
 final class BufferPreparation<Buffer: Sendable>: Sendable {
     private enum State: Sendable {
         case idle
-        case preparing
-        case ready(Buffer)
+        /// A buffer of `size` is being made.
+        case preparing(size: Int)
+        /// A buffer of `size` is ready to be taken.
+        case ready(Buffer, size: Int)
     }
 
     private let state = LockedValue(State.idle)
 
     init() {}
 
-    /// Starts `make` on the background queue, unless a buffer is ready or already being made.
-    func prepare(_ make: @escaping @Sendable () -> Buffer) {
-        let starts = state.withLock { state in
-            guard case .idle = state else { return false }
-            state = .preparing
-            return true
+    /// Starts `make`, which makes a buffer of `size` (elements, buckets: whatever the caller counts), on
+    /// the background queue — unless one of that size is ready or being made, or one of another size is
+    /// being made (it cannot be called back; the table allocates as before if it does not fit). A ready
+    /// buffer of another size is dropped: the table's needs have moved on.
+    func prepare(size: Int, _ make: @escaping @Sendable () -> Buffer) {
+        let (starts, dropped): (Bool, Buffer?) = state.withLock { state in
+            switch state {
+            case .idle:
+                state = .preparing(size: size)
+                return (true, nil)
+            case .ready(let buffer, let readySize) where readySize != size:
+                state = .preparing(size: size)
+                return (true, buffer)
+            case .ready, .preparing:
+                return (false, nil)
+            }
         }
+        // Freed outside the lock, which a background thread may be waiting for.
+        withExtendedLifetime(dropped) {}
         guard starts else { return }
         preparationQueue.async { [self] in
             let buffer = make()
-            state.withLock { $0 = .ready(buffer) }
+            state.withLock { $0 = .ready(buffer, size: size) }
         }
     }
 
-    /// The prepared buffer if it is ready and `fits`; a ready buffer that does not fit is dropped, so that
-    /// the next ``prepare(_:)`` makes one that does. Never waits for a preparation under way.
-    func take(where fits: (Buffer) -> Bool = { _ in true }) -> Buffer? {
-        let ready: Buffer? = state.withLock { state in
-            guard case .ready(let buffer) = state else { return nil }
+    /// The prepared buffer if one of `size` is ready; a ready buffer of another size is dropped. Never
+    /// waits for a preparation under way.
+    func take(size: Int) -> Buffer? {
+        let (taken, dropped): (Buffer?, Buffer?) = state.withLock { state in
+            guard case .ready(let buffer, let readySize) = state else { return (nil, nil) }
             state = .idle
-            return buffer
+            return readySize == size ? (buffer, nil) : (nil, buffer)
         }
-        guard let ready, fits(ready) else { return nil }
-        return ready
+        withExtendedLifetime(dropped) {}
+        return taken
     }
 
     /// Whether no preparation is under way: for tests, which wait for one to finish.

@@ -120,7 +120,7 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
                 )
             }
         } else if chunk == 0, chunks[0].count == chunks[0].capacity, chunks[0].capacity < chunkLength,
-            var grown = takePrepared(capacity: Swift.min(2 * chunks[0].capacity, chunkLength))
+            var grown = takePrepared(capacity: firstChunkGrowth(from: chunks[0].capacity))
         {
             // The first chunk is full and a larger buffer was made ready: the elements move into memory
             // that is already resident, instead of an array's growth, which copies them into fresh pages.
@@ -139,8 +139,16 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         } else if count == capacity - capacity >> 2,
             2 * capacity * MemoryLayout<Element>.stride >= Self.preparedGrowthThreshold
         {
-            prepare(capacity: Swift.min(2 * capacity, chunkLength))
+            prepare(capacity: firstChunkGrowth(from: capacity))
         }
+    }
+
+    /// The capacity a first chunk of `capacity` grows to when prepared: twice the power of two at or above
+    /// it, up to a full chunk — a power of two, so that the last growth lands on the chunk's length and
+    /// not an element short of it (an array's capacities are often one below a power of two).
+    private func firstChunkGrowth(from capacity: Int) -> Int {
+        let powerOfTwo = capacity <= 1 ? 1 : 1 << (Int.bitWidth - (capacity - 1).leadingZeroBitCount)
+        return Swift.min(chunkLength, 2 * powerOfTwo)
     }
 
     /// The first chunk's growth is prepared ahead of need once the grown buffer is at least this large, in
@@ -154,12 +162,12 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         if nextChunk == nil {
             nextChunk = BufferPreparation()
         }
-        nextChunk!.prepare { LargeBuffers.reserved(Element.self, capacity: capacity, populated: true) }
+        nextChunk!.prepare(size: capacity) { LargeBuffers.reserved(Element.self, capacity: capacity, populated: true) }
     }
 
-    /// The prepared buffer, if it is ready and holds `capacity` elements; one of another size is dropped.
+    /// The prepared buffer, if one for `capacity` elements is ready; one of another size is dropped.
     private func takePrepared(capacity: Int) -> [Element]? {
-        nextChunk?.take { $0.isEmpty && $0.capacity >= capacity && $0.capacity < 2 * capacity }
+        nextChunk?.take(size: capacity)
     }
 
     /// Whether no chunk is being prepared: for tests, which wait until one is ready.

@@ -112,7 +112,7 @@ struct TableIndex: Sendable {
     mutating func grow(to bucketCount: Int, incrementally: Bool) {
         makeUnique()
         finishMigration()
-        let prepared = incrementally ? nextBuckets?.take { $0.count == bucketCount } : nil
+        let prepared = incrementally ? nextBuckets?.take(size: bucketCount) : nil
         let grown = prepared ?? BucketBuffer(count: bucketCount, populated: !incrementally)
         retiring = current
         current = grown
@@ -132,7 +132,7 @@ struct TableIndex: Sendable {
         if nextBuckets == nil {
             nextBuckets = BufferPreparation()
         }
-        nextBuckets!.prepare { BucketBuffer(count: bucketCount, populated: true) }
+        nextBuckets!.prepare(size: bucketCount) { BucketBuffer(count: bucketCount, populated: true) }
     }
 
     /// Whether no buckets are being prepared: for tests, which wait until they are ready.

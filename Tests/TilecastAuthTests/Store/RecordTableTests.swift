@@ -405,16 +405,19 @@ extension RecordTableTests {
     func nextChunkIsPreparedAhead() async throws {
         var array = ChunkedArray<UInt64>()
         let length = array.chunkLength
-        // Half way through the first chunk, the second is asked for; wait until it is made.
-        for value in 0...(length / 2) {
-            array.append(UInt64(value))
+        // Through the first chunk in steps, waiting after each for what it asked for: its own next sizes
+        // while it grows, and the second chunk once it is at full length and half way through.
+        for end in [length / 4, length / 2, length / 2 + length / 4] {
+            while array.count < end {
+                array.append(UInt64(array.count))
+            }
+            do {
+                // A copy, released before the next append, which would otherwise copy the shared chunks.
+                let settledArray = array
+                try await Self.waitForPreparations { settledArray.isPreparationSettled }
+            }
         }
-        do {
-            // A copy, released before the next append, which would otherwise copy the shared chunks.
-            let settledArray = array
-            try await Self.waitForPreparations { settledArray.isPreparationSettled }
-        }
-        for value in (length / 2 + 1)...length {
+        for value in array.count...length {
             array.append(UInt64(value))
         }
         // The first append into the second chunk found it resident: every page, not only the one it wrote.
@@ -472,7 +475,7 @@ extension RecordTableTests {
         var array = ChunkedArray<UInt64>()
         var value: UInt64 = 0
         // Past three quarters of a capacity whose next size is large enough to be prepared.
-        while 2 * array.chunkMemory.first.map(\.count).orZero < ChunkedArray<UInt64>.preparedGrowthThreshold
+        while 2 * (array.chunkMemory.first?.count ?? 0) < ChunkedArray<UInt64>.preparedGrowthThreshold
             || Double(array.count) < Double(array.chunkMemory[0].count / 8) * 0.8
         {
             array.append(value)
@@ -496,8 +499,4 @@ extension RecordTableTests {
         #expect(array.count == Int(value))
         #expect((0..<array.count).allSatisfy { array[$0] == UInt64($0) })
     }
-}
-
-extension Optional where Wrapped == Int {
-    fileprivate var orZero: Int { self ?? 0 }
 }
