@@ -29,6 +29,8 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
     }
 
     private let state = LockedValue(State.idle)
+    /// Buffers taken, for tests, which check that what a table used was the one prepared.
+    private let takenCount = LockedValue(0)
 
     init() {}
 
@@ -53,8 +55,10 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
         withExtendedLifetime(dropped) {}
         guard starts else { return }
         preparationQueue.async { [self] in
-            let buffer = make()
-            state.withLock { $0 = .ready(buffer, size: size) }
+            // Moved into the slot, not copied: a local still holding it after the unlock would make the
+            // buffer a table takes in that moment not uniquely referenced — and its first write a copy.
+            var made = Optional(make())
+            state.withLock { $0 = .ready(made.take()!, size: size) }
         }
     }
 
@@ -67,8 +71,14 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
             return readySize == size ? (buffer, nil) : (nil, buffer)
         }
         withExtendedLifetime(dropped) {}
+        if taken != nil {
+            takenCount.withLock { $0 += 1 }
+        }
         return taken
     }
+
+    /// How many prepared buffers were taken: for tests.
+    var taken: Int { takenCount.withLock { $0 } }
 
     /// Whether no preparation is under way: for tests, which wait for one to finish.
     var isSettled: Bool {

@@ -79,6 +79,9 @@ struct RecordTable<Record: TableRecord>: Sendable {
         records.isPreparationSettled && dueSeconds.isPreparationSettled && index.isPreparationSettled
     }
 
+    /// How many prepared buffers the index has taken: for tests.
+    var preparedIndexBuffersTaken: Int { index.preparedBuffersTaken }
+
     /// Whether the index is still moving entries out of the one it replaced.
     var isMigratingIndex: Bool { index.isMigrating }
 

@@ -138,6 +138,9 @@ struct TableIndex: Sendable {
     /// Whether no buckets are being prepared: for tests, which wait until they are ready.
     var isPreparationSettled: Bool { nextBuckets?.isSettled ?? true }
 
+    /// How many prepared bucket buffers growths have taken: for tests.
+    var preparedBuffersTaken: Int { nextBuckets?.taken ?? 0 }
+
     /// Moves the next ``migrationStepsPerWrite`` old buckets, if an old index is retiring.
     @inline(__always)
     mutating func migrateStep() {

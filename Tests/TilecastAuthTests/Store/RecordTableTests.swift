@@ -417,10 +417,13 @@ extension RecordTableTests {
                 try await Self.waitForPreparations { settledArray.isPreparationSettled }
             }
         }
+        let takenBefore = array.preparedBuffersTaken
         for value in array.count...length {
             array.append(UInt64(value))
         }
-        // The first append into the second chunk found it resident: every page, not only the one it wrote.
+        // The first append into the second chunk took the prepared one, and found it resident: every
+        // page, not only the one it wrote.
+        #expect(array.preparedBuffersTaken == takenBefore + 1)
         #expect(array.chunkMemory.count == 2)
         let second = array.chunkMemory[1]
         #expect(Self.residentFraction(of: second) == 1)
@@ -455,11 +458,13 @@ extension RecordTableTests {
             let prepared = table
             try await Self.waitForPreparations { prepared.isPreparationSettled }
         }
+        #expect(table.preparedIndexBuffersTaken == 0)
         while table.bucketCount == before {
             insert()
         }
-        // The write that grew the index took buckets that were already resident: all of them, not only
-        // the pages the entries moved so far happened to land on.
+        // The write that grew the index took the prepared buckets, which were already resident: all of
+        // them, not only the pages the entries moved so far happened to land on.
+        #expect(table.preparedIndexBuffersTaken == 1)
         let buckets = table.memory.last!
         #expect(buckets.count == table.bucketCount * MemoryLayout<UInt64>.stride)
         #expect(Self.residentFraction(of: buckets) == 1)
@@ -487,16 +492,37 @@ extension RecordTableTests {
             let settledArray = array
             try await Self.waitForPreparations { settledArray.isPreparationSettled }
         }
+        let takenBefore = array.preparedBuffersTaken
         while array.count <= capacity {
             array.append(value)
             value += 1
         }
-        // The append past the old capacity moved the elements into the prepared buffer: twice the size,
-        // and resident to its end, where an array's own growth leaves all but the copied half unbacked.
+        #expect(array.preparedBuffersTaken == takenBefore + 1)
+        // The append past the old capacity moved the elements into the prepared buffer: about twice the
+        // size, and resident to its end, where an array's own growth leaves all but the copied half
+        // unbacked.
         let grown = array.chunkMemory[0]
-        #expect(grown.count / 8 >= 2 * capacity)
+        #expect(grown.count / 8 > capacity + capacity / 2)
         #expect(Self.residentFraction(of: grown) == 1)
         #expect(array.count == Int(value))
         #expect((0..<array.count).allSatisfy { array[$0] == UInt64($0) })
+    }
+}
+
+extension RecordTableTests {
+    @Test("A first chunk grows to a chunk's length and no further, whether or not its growth was prepared in time")
+    func firstChunkLandsOnChunkLength() {
+        // Back to back, without waiting: some growths find their buffer ready, others allocate their own.
+        var array = ChunkedArray<UInt64>()
+        let length = array.chunkLength
+        for value in 0..<(2 * length + 1) {
+            array.append(UInt64(value))
+        }
+        let capacities = array.chunkMemory.map { $0.count / MemoryLayout<UInt64>.stride }
+        #expect(capacities.count == 3)
+        // Every chunk holds a chunk's length, with at most an allocation's slack: none is a full growth
+        // past it (twice the length), nor short of it, which would make appends move the chunk.
+        #expect(capacities.allSatisfy { $0 >= length && $0 < length + length / 8 }, "capacities: \(capacities)")
+        #expect(array[0] == 0 && array[length] == UInt64(length) && array[2 * length] == UInt64(2 * length))
     }
 }
