@@ -51,8 +51,7 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
                 return (false, nil)
             }
         }
-        // Freed outside the lock, which a background thread may be waiting for.
-        withExtendedLifetime(dropped) {}
+        Self.release(dropped)
         guard starts else { return }
         preparationQueue.async { [self] in
             // Moved into the slot, not copied: a local still holding it after the unlock would make the
@@ -70,11 +69,18 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
             state = .idle
             return readySize == size ? (buffer, nil) : (nil, buffer)
         }
-        withExtendedLifetime(dropped) {}
+        Self.release(dropped)
         if taken != nil {
             takenCount.withLock { $0 += 1 }
         }
         return taken
+    }
+
+    /// Frees a dropped buffer on the background queue: the caller holds the store's lock, and giving
+    /// back megabytes of resident memory (`munmap`) is work it should not wait for.
+    private static func release(_ dropped: Buffer?) {
+        guard let dropped else { return }
+        preparationQueue.async { withExtendedLifetime(dropped) {} }
     }
 
     /// How many prepared buffers were taken: for tests.
