@@ -25,6 +25,9 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     private var nextChunk: BufferPreparation<[Element]>?
     /// The last chunk in which the next one was asked for, so that it is asked for once per chunk.
     private var nextChunkRequestedIn = -1
+    /// The count at which an append next looks at what to prepare (``considerPreparation(in:)``): one
+    /// comparison per append instead of the look itself. Zero whenever the chunks change.
+    private var nextPreparationCheck = 0
 
     /// The largest size a chunk may take, in bytes; chunks are the largest power-of-two length below it.
     static var chunkByteLimit: Int { 8 << 20 }
@@ -93,6 +96,7 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
             chunks.append(LargeBuffers.reserved(Element.self, capacity: chunkLength, populated: true))
         }
         reservedChunks = Swift.max(reservedChunks, needed)
+        nextPreparationCheck = 0
     }
 
     /// The memory of each chunk, its unused capacity included, for the tests of its residency.
@@ -110,8 +114,9 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     mutating func append(_ element: Element) {
         let chunk = count >> chunkShift
         if chunk == chunks.count {
-            // The first chunk starts small and grows as an array does; later ones come at full length,
-            // made ahead of need if that was done in time.
+            // The first chunk starts small and grows (``considerPreparation(in:)``); later ones come at
+            // full length, made ahead of need if that was done in time.
+            nextPreparationCheck = 0
             if chunk == 0 {
                 chunks.append([])
             } else {
@@ -119,33 +124,59 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
                     takePrepared(capacity: chunkLength) ?? LargeBuffers.reserved(Element.self, capacity: chunkLength)
                 )
             }
-        } else if chunk == 0, chunks[0].count == chunks[0].capacity, chunks[0].capacity < chunkLength {
-            // The first chunk is full. Its elements move into the larger buffer made ready for it, whose
-            // memory is already resident; if that was not done in time, into one allocated now of the
-            // same size — never by an array's own growth, which could overshoot the chunk's length. That
-            // one is not advised for huge pages: backed as the copy writes it, 4 KiB pages wait less than
-            // 2 MiB ones (on the CI machine, about 3 ms against about 50 ms for 4 MiB of records).
-            let capacity = firstChunkGrowth(from: chunks[0].capacity)
-            if var grown = takePrepared(capacity: capacity) {
-                grown.append(contentsOf: chunks[0])
-                chunks[0] = grown
-            } else {
-                chunks[0].reserveCapacity(capacity)
-            }
         }
         chunks[chunk].append(element)
         count += 1
-        guard chunk == chunks.count - 1 else { return }
+        if count >= nextPreparationCheck {
+            considerPreparation(in: chunk)
+        }
+    }
+
+    /// What the array does ahead of need, at the counts where it is due, out of the appends' way: asks
+    /// for the next chunk half way through the last one; asks for a growing first chunk's next size seven
+    /// eighths of the way to its capacity — late enough that a store reserved for what it holds (a
+    /// reservation is for a quarter more) does not prepare to outgrow it, and populate memory beside its
+    /// requests, while four fifths full — and grows it once it is full. Sets the count at which to look
+    /// again.
+    @inline(never)
+    private mutating func considerPreparation(in chunk: Int) {
+        guard chunk == chunks.count - 1 else {
+            // Chunks already exist past this one (reserved, or kept empty): look again in the last one.
+            nextPreparationCheck = (chunks.count - 1) << chunkShift
+            return
+        }
         let capacity = chunks[chunk].capacity
         if capacity >= chunkLength {
-            if count & (chunkLength - 1) >= chunkLength >> 1, nextChunkRequestedIn != chunk {
+            let halfWay = chunk << chunkShift + chunkLength >> 1
+            if count >= halfWay, nextChunkRequestedIn != chunk {
                 nextChunkRequestedIn = chunk
                 prepare(capacity: chunkLength)
             }
-        } else if count == capacity - capacity >> 2,
-            2 * capacity * MemoryLayout<Element>.stride >= Self.preparedGrowthThreshold
-        {
-            prepare(capacity: firstChunkGrowth(from: capacity))
+            nextPreparationCheck = count < halfWay ? halfWay : (chunk + 1) << chunkShift
+        } else if count >= capacity {
+            growFirstChunk()
+            nextPreparationCheck = 0
+        } else {
+            let sevenEighths = capacity - capacity >> 3
+            if count == sevenEighths, 2 * capacity * MemoryLayout<Element>.stride >= Self.preparedGrowthThreshold {
+                prepare(capacity: firstChunkGrowth(from: capacity))
+            }
+            nextPreparationCheck = count < sevenEighths ? sevenEighths : capacity
+        }
+    }
+
+    /// Grows the full first chunk, before the append that would not fit. Its elements move into the larger
+    /// buffer made ready for it, whose memory is already resident; if that was not done in time, into one
+    /// allocated now of the same size — never by an array's own growth, which could overshoot the chunk's
+    /// length. That one is not advised for huge pages: backed as the copy writes it, 4 KiB pages wait less
+    /// than 2 MiB ones (on the CI machine, about 3 ms against about 50 ms for 4 MiB of records).
+    private mutating func growFirstChunk() {
+        let capacity = firstChunkGrowth(from: chunks[0].capacity)
+        if var grown = takePrepared(capacity: capacity) {
+            grown.append(contentsOf: chunks[0])
+            chunks[0] = grown
+        } else {
+            chunks[0].reserveCapacity(capacity)
         }
     }
 
@@ -164,8 +195,7 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     static var preparedGrowthThreshold: Int { 1 << 20 }
 
     /// Asks for an empty buffer of `capacity` elements to be allocated and made resident off the caller's
-    /// thread: the next chunk, half way through the last one, or the first chunk's next size, three
-    /// quarters of the way to its current one.
+    /// thread (``considerPreparation(in:)`` says when).
     private mutating func prepare(capacity: Int) {
         if nextChunk == nil {
             nextChunk = BufferPreparation()
@@ -197,6 +227,7 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         if chunks.count > Swift.max(chunk + 2, reservedChunks) {
             chunks.removeLast()
             nextChunkRequestedIn = -1
+            nextPreparationCheck = 0
         }
         return element
     }

@@ -53,6 +53,9 @@ struct RecordTable<Record: TableRecord>: Sendable {
     private var index = TableIndex()
     /// Where the next sweep starts.
     private var sweepCursor = 0
+    /// The count at which the index's next growth is prepared (``preparationFill`` of its buckets), kept
+    /// so that an insert compares integers rather than multiplying.
+    private var indexPreparationPoint = 0
 
     /// The index grows once it is this full…
     private static var maximumFill: Double { 0.8 }
@@ -101,6 +104,7 @@ struct RecordTable<Record: TableRecord>: Sendable {
         let needed = Int((Double(capacity) / Self.maximumFill).rounded(.up)) + 1
         if needed > index.bucketCount {
             index.grow(to: needed, incrementally: false)
+            indexPreparationPoint = Int(Double(index.bucketCount) * Self.preparationFill)
         }
     }
 
@@ -137,7 +141,8 @@ struct RecordTable<Record: TableRecord>: Sendable {
         if Double(count + 1) > Double(index.bucketCount) * Self.maximumFill {
             let needed = Int(Double(count + 1) / Self.maximumFill) + 1
             index.grow(to: Swift.max(Self.grownBucketCount(index.bucketCount), needed), incrementally: true)
-        } else if count + 1 == Int(Double(index.bucketCount) * Self.preparationFill) {
+            indexPreparationPoint = Int(Double(index.bucketCount) * Self.preparationFill)
+        } else if count + 1 == indexPreparationPoint {
             index.prepareGrowth(to: Self.grownBucketCount(index.bucketCount))
         }
         let position = records.count

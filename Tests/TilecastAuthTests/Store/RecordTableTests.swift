@@ -479,9 +479,9 @@ extension RecordTableTests {
     func firstChunkGrowthIsPreparedAhead() async throws {
         var array = ChunkedArray<UInt64>()
         var value: UInt64 = 0
-        // Past three quarters of a capacity whose next size is large enough to be prepared.
+        // Past seven eighths of a capacity whose next size is large enough to be prepared.
         while 2 * (array.chunkMemory.first?.count ?? 0) < ChunkedArray<UInt64>.preparedGrowthThreshold
-            || Double(array.count) < Double(array.chunkMemory[0].count / 8) * 0.8
+            || Double(array.count) < Double(array.chunkMemory[0].count / 8) * 0.9
         {
             array.append(value)
             value += 1
