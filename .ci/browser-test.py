@@ -27,7 +27,8 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import NoSuchElementException, StaleElementReferenceException, WebDriverException
+from selenium.common.exceptions import (NoSuchElementException, StaleElementReferenceException, TimeoutException,
+                                        WebDriverException)
 from selenium.webdriver.support.ui import WebDriverWait
 
 CALLBACK = "tilecast-ios://oauth/callback"
@@ -101,6 +102,27 @@ driver.set_page_load_timeout(20)
 def settled():
     """A wait that outlasts the page being replaced under it, as a click's navigation does."""
     return WebDriverWait(driver, 10, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
+
+
+def click_and_wait(selector, done, request):
+    """Clicks the element at `selector` and waits until `done`. Headless Chromium now and then drops a click
+    (in CI and on a loaded machine, at the sign-out button of a page just loaded after a sign-in that ended
+    at the app's scheme: the page stayed as it was and no request reached the server, for over 20 s once).
+    A click whose `request` the server never logged is made again, up to three in all; one the server saw
+    is never repeated, so a click that did something wrong still fails the test."""
+    def requests():
+        return sum(request in line for line in list(log_lines))
+    before = requests()
+    for attempt in range(3):
+        if attempt:
+            print(f"note: a click on {selector} did not reach the server; clicking again")
+        driver.find_element(By.CSS_SELECTOR, selector).click()
+        try:
+            settled().until(done)
+            return
+        except TimeoutException:
+            if requests() > before or attempt == 2:
+                raise
 
 
 def shot(name):
@@ -265,8 +287,8 @@ try:
     check(me(access) == 200, "the access token is refused")
     studio_shows("Ada Lovelace")
     # 7: sign out with the page's button; refresh token, access token and cookie are all refused.
-    driver.find_element(By.CSS_SELECTOR, "form[action='/studio/sign-out'] button").click()
-    settled().until(lambda d: "No session" in d.find_element(By.ID, "who").text)
+    click_and_wait("form[action='/studio/sign-out'] button",
+                   lambda d: "No session" in d.find_element(By.ID, "who").text, "POST /studio/sign-out")
     shot("signed-out")
     all_refused(access, refresh)
 
@@ -283,8 +305,8 @@ try:
     button = driver.find_element(By.CSS_SELECTOR, "form[action='/account/revoke'] button")
     right = driver.execute_script("return arguments[0].getBoundingClientRect().right", button)
     check(right <= 390, f"the Revoke button ends at {right}px, beyond a 390px screen")
-    button.click()
-    settled().until(lambda d: "revoked" in d.find_element(By.CSS_SELECTOR, "td.status").text)
+    click_and_wait("form[action='/account/revoke'] button",
+                   lambda d: "revoked" in d.find_element(By.CSS_SELECTOR, "td.status").text, "POST /account/revoke")
     shot("revoked")
     driver.set_window_size(1100, 900)
     all_refused(access, refresh)
