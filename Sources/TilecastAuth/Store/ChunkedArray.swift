@@ -125,6 +125,9 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
                 )
             }
         }
+        if chunks[chunk].count == chunks[chunk].capacity {
+            makeRoom(in: chunk)
+        }
         chunks[chunk].append(element)
         count += 1
         if count >= nextPreparationCheck {
@@ -163,6 +166,20 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
             }
             nextPreparationCheck = count < sevenEighths ? sevenEighths : capacity
         }
+    }
+
+    /// Gives a full chunk room for the next append where ``considerPreparation(in:)`` did not: in a copy of
+    /// the array, which shares its chunks until it writes one — Swift then copies that chunk at its count,
+    /// not its capacity — and carries the original's count at which to look next. Left to the array's
+    /// own growth, such a chunk would double past a chunk's length, or move on each growth up to it.
+    @inline(never)
+    private mutating func makeRoom(in chunk: Int) {
+        if chunk == 0 {
+            growFirstChunk()
+        } else {
+            chunks[chunk].reserveCapacity(chunkLength)
+        }
+        nextPreparationCheck = 0
     }
 
     /// Grows the full first chunk, before the append that would not fit. Its elements move into the larger

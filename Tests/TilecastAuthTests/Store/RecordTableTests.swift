@@ -526,3 +526,31 @@ extension RecordTableTests {
         #expect(array[0] == 0 && array[length] == UInt64(length) && array[2 * length] == UInt64(2 * length))
     }
 }
+
+extension RecordTableTests {
+    @Test(
+        "A copy of a chunked array, written after the copy, keeps every chunk at a chunk's length",
+        arguments: [0.25, 0.75, 1.5]
+    )
+    func copiedArrayKeepsChunkLength(filledChunks: Double) {
+        var original = ChunkedArray<SIMD64<UInt64>>()
+        let length = original.chunkLength
+        let filled = Int(Double(length) * filledChunks)
+        for value in 0..<filled {
+            original.append(SIMD64(repeating: UInt64(value)))
+        }
+        // The copy shares the original's chunks until it writes: then Swift copies the chunk written to,
+        // at its count and not its capacity, and the copy's own appends must not grow it past a chunk.
+        var copy = original
+        copy[filled - 1] = SIMD64(repeating: UInt64.max)
+        copy.removeLast()
+        for value in (filled - 1)..<(2 * length + 1) {
+            copy.append(SIMD64(repeating: UInt64(value)))
+        }
+        let capacities = copy.chunkMemory.map { $0.count / MemoryLayout<SIMD64<UInt64>>.stride }
+        #expect(capacities.count == 3)
+        #expect(capacities.allSatisfy { $0 >= length && $0 < length + length / 8 }, "capacities: \(capacities)")
+        #expect((0..<copy.count).allSatisfy { copy[$0] == SIMD64(repeating: UInt64($0)) })
+        #expect(original.count == filled && original[filled - 1] == SIMD64(repeating: UInt64(filled - 1)))
+    }
+}
