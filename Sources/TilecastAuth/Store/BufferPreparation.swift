@@ -28,9 +28,13 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
         case ready(Buffer, size: Int)
     }
 
-    private let state = LockedValue(State.idle)
-    /// Buffers taken, for tests, which check that what a table used was the one prepared.
-    private let takenCount = LockedValue(0)
+    private struct Slot: Sendable {
+        var state = State.idle
+        /// Buffers taken, for tests, which check that what a table used was the one prepared.
+        var taken = 0
+    }
+
+    private let slot = LockedValue(Slot())
 
     init() {}
 
@@ -39,13 +43,13 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
     /// being made (it cannot be called back; the table allocates as before if it does not fit). A ready
     /// buffer of another size is dropped: the table's needs have moved on.
     func prepare(size: Int, _ make: @escaping @Sendable () -> Buffer) {
-        let (starts, dropped): (Bool, Buffer?) = state.withLock { state in
-            switch state {
+        let (starts, dropped): (Bool, Buffer?) = slot.withLock { slot in
+            switch slot.state {
             case .idle:
-                state = .preparing(size: size)
+                slot.state = .preparing(size: size)
                 return (true, nil)
             case .ready(let buffer, let readySize) where readySize != size:
-                state = .preparing(size: size)
+                slot.state = .preparing(size: size)
                 return (true, buffer)
             case .ready, .preparing:
                 return (false, nil)
@@ -57,22 +61,21 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
             // Moved into the slot, not copied: a local still holding it after the unlock would make the
             // buffer a table takes in that moment not uniquely referenced — and its first write a copy.
             var made = Optional(make())
-            state.withLock { $0 = .ready(made.take()!, size: size) }
+            slot.withLock { $0.state = .ready(made.take()!, size: size) }
         }
     }
 
     /// The prepared buffer if one of `size` is ready; a ready buffer of another size is dropped. Never
     /// waits for a preparation under way.
     func take(size: Int) -> Buffer? {
-        let (taken, dropped): (Buffer?, Buffer?) = state.withLock { state in
-            guard case .ready(let buffer, let readySize) = state else { return (nil, nil) }
-            state = .idle
-            return readySize == size ? (buffer, nil) : (nil, buffer)
+        let (taken, dropped): (Buffer?, Buffer?) = slot.withLock { slot in
+            guard case .ready(let buffer, let readySize) = slot.state else { return (nil, nil) }
+            slot.state = .idle
+            guard readySize == size else { return (nil, buffer) }
+            slot.taken += 1
+            return (buffer, nil)
         }
         Self.release(dropped)
-        if taken != nil {
-            takenCount.withLock { $0 += 1 }
-        }
         return taken
     }
 
@@ -84,12 +87,12 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
     }
 
     /// How many prepared buffers were taken: for tests.
-    var taken: Int { takenCount.withLock { $0 } }
+    var taken: Int { slot.withLock { $0.taken } }
 
     /// Whether no preparation is under way: for tests, which wait for one to finish.
     var isSettled: Bool {
-        state.withLock { state in
-            if case .preparing = state { return false }
+        slot.withLock { slot in
+            if case .preparing = slot.state { return false }
             return true
         }
     }
