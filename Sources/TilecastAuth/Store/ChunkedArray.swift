@@ -33,8 +33,15 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     static var chunkByteLimit: Int { 8 << 20 }
 
     init() {
-        let elements = Swift.max(1, Self.chunkByteLimit / Swift.max(1, MemoryLayout<Element>.stride))
-        chunkShift = Int.bitWidth - 1 - elements.leadingZeroBitCount
+        self.init(chunkLength: Swift.max(1, Self.chunkByteLimit / Swift.max(1, MemoryLayout<Element>.stride)))
+    }
+
+    /// An array whose chunks hold `chunkLength` elements, rounded down to a power of two — for an array
+    /// kept beside another, position for position, which grows and prepares its chunks in step with it
+    /// instead of by its own bytes.
+    init(chunkLength: Int) {
+        precondition(chunkLength > 0, "a chunk holds at least one element")
+        chunkShift = Int.bitWidth - 1 - chunkLength.leadingZeroBitCount
     }
 
     /// Elements in one chunk.

@@ -342,7 +342,7 @@ extension RecordTableTests {
         let capacity = 3 * ChunkedArray<Item>().chunkLength
         table.reserveCapacity(capacity)
         let fractions = table.memory.map(Self.residentFraction(of:))
-        #expect(fractions.count == 5)  // three chunks of records, one of due seconds, the index
+        #expect(fractions.count == 7)  // three chunks of records, three of due seconds, the index
         #expect(fractions.allSatisfy { $0 == 1 }, "resident fractions: \(fractions)")
         let key = Item.Key(id: 7, group: 7)
         table.upsert(Item(key: key, value: 7, expiresAt: Self.base), dueAt: Self.base)
@@ -552,5 +552,26 @@ extension RecordTableTests {
         #expect(capacities.allSatisfy { $0 >= length && $0 < length + length / 8 }, "capacities: \(capacities)")
         #expect((0..<copy.count).allSatisfy { copy[$0] == SIMD64(repeating: UInt64($0)) })
         #expect(original.count == filled && original[filled - 1] == SIMD64(repeating: UInt64(filled - 1)))
+    }
+}
+
+extension RecordTableTests {
+    @Test("Due seconds are chunked as their records are, so that nothing larger than a chunk of them is made ahead")
+    func dueSecondsChunkLikeRecords() async throws {
+        var table = RecordTable<Item>()
+        let chunkLength = ChunkedArray<Item>().chunkLength
+        for id in 0..<(2 * chunkLength + 1) {
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: Self.base), dueAt: Self.base)
+        }
+        try await Self.waitForPreparations { table.isPreparationSettled }
+        // Records in three chunks, then due seconds in three chunks of the same length, then the index.
+        // A due-seconds array chunked by bytes instead held one first chunk doubling towards two million
+        // entries (8 MiB), and the next doubling was made ahead of need beside it.
+        let sizes = table.memory.map(\.count)
+        #expect(sizes.count == 7, "buffers: \(sizes)")
+        let dueSizes = sizes.dropFirst(3).prefix(3)
+        let chunkBytes = chunkLength * MemoryLayout<UInt32>.stride
+        #expect(dueSizes.allSatisfy { $0 >= chunkBytes && $0 < chunkBytes + chunkBytes / 8 }, "due seconds: \(dueSizes)")
+        #expect(table[Item.Key(id: 2 * chunkLength, group: 2 * chunkLength)]?.value == 2 * chunkLength)
     }
 }
