@@ -571,7 +571,10 @@ extension RecordTableTests {
         #expect(sizes.count == 7, "buffers: \(sizes)")
         let dueSizes = sizes.dropFirst(3).prefix(3)
         let chunkBytes = chunkLength * MemoryLayout<UInt32>.stride
-        #expect(dueSizes.allSatisfy { $0 >= chunkBytes && $0 < chunkBytes + chunkBytes / 8 }, "due seconds: \(dueSizes)")
+        #expect(
+            dueSizes.allSatisfy { $0 >= chunkBytes && $0 < chunkBytes + chunkBytes / 8 },
+            "due seconds: \(dueSizes)"
+        )
         #expect(table[Item.Key(id: 2 * chunkLength, group: 2 * chunkLength)]?.value == 2 * chunkLength)
     }
 }
