@@ -17,19 +17,25 @@ import Dispatch
 ///
 /// The buffer belongs to the preparation until it is taken — the background thread is the only one that
 /// touches it before, the table the only one after — so no memory is shared while being written. A
-/// buffer that is never taken is freed with the preparation. Preparations of all stores run one at a time
-/// on one serial queue at utility priority: at most one thread spends its time on them.
+/// buffer that is never taken is freed with the preparation; one the table gave up on while it was being
+/// made, or replaced with a request for another size, is freed by its job when done. Preparations of all
+/// stores run one at a time on one serial queue at utility priority: at most one thread spends its time
+/// on them.
 final class BufferPreparation<Buffer: Sendable>: Sendable {
     private enum State: Sendable {
         case idle
-        /// A buffer of `size` is being made.
-        case preparing(size: Int)
+        /// A buffer of `size` is being made, by the job numbered `job`.
+        case preparing(size: Int, job: Int)
         /// A buffer of `size` is ready to be taken.
         case ready(Buffer, size: Int)
     }
 
     private struct Slot: Sendable {
         var state = State.idle
+        /// The number of the last job started. A job whose number is not the one the state waits for —
+        /// given up by ``take(size:abandoningLate:)``, or replaced by a request for another size — frees
+        /// its buffer when done instead of leaving it ready.
+        var jobs = 0
         /// Buffers taken, for tests, which check that what a table used was the one prepared.
         var taken = 0
     }
@@ -39,36 +45,49 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
     init() {}
 
     /// Starts `make`, which makes a buffer of `size` (elements, buckets: whatever the caller counts), on
-    /// the background queue — unless one of that size is ready or being made, or one of another size is
-    /// being made (it cannot be called back; the table allocates as before if it does not fit). A ready
-    /// buffer of another size is dropped: the table's needs have moved on.
+    /// the background queue — unless one of that size is ready or being made. A buffer of another size,
+    /// ready or being made, is dropped: the table's needs have moved on. (One being made cannot be called
+    /// back; its job frees it when done.)
     func prepare(size: Int, _ make: @escaping @Sendable () -> Buffer) {
-        let (starts, dropped): (Bool, Buffer?) = slot.withLock { slot in
+        let (job, dropped): (Int?, Buffer?) = slot.withLock { slot in
+            var dropped: Buffer?
             switch slot.state {
-            case .idle:
-                slot.state = .preparing(size: size)
-                return (true, nil)
-            case .ready(let buffer, let readySize) where readySize != size:
-                slot.state = .preparing(size: size)
-                return (true, buffer)
-            case .ready, .preparing:
-                return (false, nil)
+            case .ready(_, let readySize) where readySize == size, .preparing(let readySize, _) where readySize == size:
+                return (nil, nil)
+            case .ready(let buffer, _):
+                dropped = buffer
+            case .idle, .preparing:
+                break
             }
+            slot.jobs += 1
+            slot.state = .preparing(size: size, job: slot.jobs)
+            return (slot.jobs, dropped)
         }
         Self.release(dropped)
-        guard starts else { return }
+        guard let job else { return }
         preparationQueue.async { [self] in
             // Moved into the slot, not copied: a local still holding it after the unlock would make the
             // buffer a table takes in that moment not uniquely referenced — and its first write a copy.
             var made = Optional(make())
-            slot.withLock { $0.state = .ready(made.take()!, size: size) }
+            let unwanted: Buffer? = slot.withLock { slot in
+                guard case .preparing(_, job) = slot.state else { return made.take() }
+                slot.state = .ready(made.take()!, size: size)
+                return nil
+            }
+            // Given up or replaced while it was being made: freed here, on the background queue.
+            withExtendedLifetime(unwanted) {}
         }
     }
 
     /// The prepared buffer if one of `size` is ready; a ready buffer of another size is dropped. Never
-    /// waits for a preparation under way.
-    func take(size: Int) -> Buffer? {
+    /// waits for a preparation under way: with `abandoningLate`, it is given up — its job frees the
+    /// buffer when done — for a caller whose next request will be of another size (an index's growth, a
+    /// first chunk's); without, it stays to be taken later (a next chunk, the size of the one after).
+    func take(size: Int, abandoningLate: Bool) -> Buffer? {
         let (taken, dropped): (Buffer?, Buffer?) = slot.withLock { slot in
+            if case .preparing = slot.state, abandoningLate {
+                slot.state = .idle
+            }
             guard case .ready(let buffer, let readySize) = slot.state else { return (nil, nil) }
             slot.state = .idle
             guard readySize == size else { return (nil, buffer) }

@@ -128,7 +128,8 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
                 chunks.append([])
             } else {
                 chunks.append(
-                    takePrepared(capacity: chunkLength) ?? LargeBuffers.reserved(Element.self, capacity: chunkLength)
+                    takePrepared(capacity: chunkLength, abandoningLate: false)
+                        ?? LargeBuffers.reserved(Element.self, capacity: chunkLength)
                 )
             }
         }
@@ -196,7 +197,7 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     /// than 2 MiB ones (on the CI machine, about 3 ms against about 50 ms for 4 MiB of records).
     private mutating func growFirstChunk() {
         let capacity = firstChunkGrowth(from: chunks[0].capacity)
-        if var grown = takePrepared(capacity: capacity) {
+        if var grown = takePrepared(capacity: capacity, abandoningLate: true) {
             grown.append(contentsOf: chunks[0])
             chunks[0] = grown
         } else {
@@ -227,9 +228,11 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         nextChunk!.prepare(size: capacity) { LargeBuffers.reserved(Element.self, capacity: capacity, populated: true) }
     }
 
-    /// The prepared buffer, if one for `capacity` elements is ready; one of another size is dropped.
-    private func takePrepared(capacity: Int) -> [Element]? {
-        nextChunk?.take(size: capacity)
+    /// The prepared buffer, if one for `capacity` elements is ready; one of another size is dropped. One
+    /// still being made is given up with `abandoningLate` — a first chunk's growth, whose next request is
+    /// of another size — and kept without it: a next chunk late for its chunk is the size of the one after.
+    private func takePrepared(capacity: Int, abandoningLate: Bool) -> [Element]? {
+        nextChunk?.take(size: capacity, abandoningLate: abandoningLate)
     }
 
     /// Whether no chunk is being prepared: for tests, which wait until one is ready.

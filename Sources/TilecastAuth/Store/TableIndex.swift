@@ -112,7 +112,9 @@ struct TableIndex: Sendable {
     mutating func grow(to bucketCount: Int, incrementally: Bool) {
         makeUnique()
         finishMigration()
-        let prepared = incrementally ? nextBuckets?.take(size: bucketCount) : nil
+        // Buckets made ahead of need are resident already, as a reservation's must be. Any of another size,
+        // or still being made, are given up: the next growth is larger.
+        let prepared = nextBuckets?.take(size: bucketCount, abandoningLate: true)
         let grown = prepared ?? BucketBuffer(count: bucketCount, populated: !incrementally)
         retiring = current
         current = grown

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Foundation
 import Testing
 
 @testable import TilecastAuth
@@ -25,7 +26,7 @@ struct BufferPreparationTests {
             var taken: Box?
             let deadline = ContinuousClock.now + .seconds(10)
             while taken == nil {
-                taken = preparation.take(size: round)
+                taken = preparation.take(size: round, abandoningLate: false)
                 try #require(ContinuousClock.now < deadline, "a preparation finished within 10 s")
             }
             if !isKnownUniquelyReferenced(&taken!) {
@@ -45,13 +46,91 @@ struct BufferPreparationTests {
         // Ready with size 1: asking for size 2 replaces it.
         preparation.prepare(size: 2) { Box(2) }
         try await RecordTableTests.waitForPreparations { preparation.isSettled }
-        #expect(preparation.take(size: 1) == nil)
+        #expect(preparation.take(size: 1, abandoningLate: false) == nil)
         // The mismatched take dropped the ready buffer: nothing is left for the right size either.
-        #expect(preparation.take(size: 2) == nil)
+        #expect(preparation.take(size: 2, abandoningLate: false) == nil)
         preparation.prepare(size: 2) { Box(2) }
         try await RecordTableTests.waitForPreparations { preparation.isSettled }
-        #expect(preparation.take(size: 2)?.value == 2)
-        #expect(preparation.take(size: 2) == nil)
+        #expect(preparation.take(size: 2, abandoningLate: false)?.value == 2)
+        #expect(preparation.take(size: 2, abandoningLate: false) == nil)
         #expect(preparation.taken == 1)
+    }
+
+    /// A box that counts its own deinitialization, to show a buffer was freed and not held.
+    final class Tracked: Sendable {
+        let freed: LockedValue<Int>
+
+        init(_ freed: LockedValue<Int>) {
+            self.freed = freed
+        }
+
+        deinit {
+            freed.withLock { $0 += 1 }
+        }
+    }
+
+    /// Waits, a bounded time, until `condition` holds.
+    static func wait(until condition: () -> Bool) async throws {
+        let deadline = ContinuousClock.now + .seconds(10)
+        while !condition() {
+            try #require(ContinuousClock.now < deadline, "the condition held within 10 s")
+            try await Task.sleep(for: .milliseconds(2))
+        }
+    }
+
+    @Test("A preparation the taker gave up on is freed when it finishes, not held until the next request")
+    func abandonedPreparationIsFreed() async throws {
+        // An index that grew without its prepared buckets, or a first chunk that grew without its larger
+        // buffer, will ask for another size next: the late buffer would otherwise sit ready, megabytes of
+        // resident memory, until then.
+        let preparation = BufferPreparation<Tracked>()
+        let freed = LockedValue(0)
+        let gate = LockedValue(false)
+        preparation.prepare(size: 1) {
+            while !gate.withLock({ $0 }) { usleep(1_000) }
+            return Tracked(freed)
+        }
+        #expect(preparation.take(size: 1, abandoningLate: true) == nil)
+        gate.withLock { $0 = true }
+        try await Self.wait { freed.withLock { $0 } == 1 }
+        #expect(preparation.take(size: 1, abandoningLate: false) == nil)
+        #expect(preparation.taken == 0)
+        // And the preparation is free for the next request at once.
+        preparation.prepare(size: 2) { Tracked(freed) }
+        try await RecordTableTests.waitForPreparations { preparation.isSettled }
+        #expect(preparation.take(size: 2, abandoningLate: false) != nil)
+    }
+
+    @Test("A late preparation the taker keeps is there for its next request of the same size")
+    func keptPreparationServesTheNextRequest() async throws {
+        // A table's next chunk: when it comes too late for the chunk it was made for, it is the right
+        // size for the one after.
+        let preparation = BufferPreparation<Box>()
+        let gate = LockedValue(false)
+        preparation.prepare(size: 1) {
+            while !gate.withLock({ $0 }) { usleep(1_000) }
+            return Box(1)
+        }
+        #expect(preparation.take(size: 1, abandoningLate: false) == nil)
+        gate.withLock { $0 = true }
+        try await RecordTableTests.waitForPreparations { preparation.isSettled }
+        #expect(preparation.take(size: 1, abandoningLate: false)?.value == 1)
+    }
+
+    @Test("A request for another size while one is being made replaces it: the first is freed when done")
+    func laterRequestSupersedes() async throws {
+        let preparation = BufferPreparation<Tracked>()
+        let freed = LockedValue(0)
+        let gate = LockedValue(false)
+        preparation.prepare(size: 1) {
+            while !gate.withLock({ $0 }) { usleep(1_000) }
+            return Tracked(freed)
+        }
+        preparation.prepare(size: 2) { Tracked(freed) }
+        gate.withLock { $0 = true }
+        try await Self.wait { freed.withLock { $0 } == 1 }
+        try await RecordTableTests.waitForPreparations { preparation.isSettled }
+        #expect(preparation.take(size: 2, abandoningLate: false) != nil)
+        #expect(preparation.take(size: 1, abandoningLate: false) == nil)
     }
 }
