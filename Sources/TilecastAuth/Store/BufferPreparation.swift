@@ -36,6 +36,8 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
         /// given up by ``take(size:abandoningLate:)``, or replaced by a request for another size — frees
         /// its buffer when done instead of leaving it ready.
         var jobs = 0
+        /// Jobs started and not yet finished, wanted or not.
+        var unfinished = 0
         /// Buffers taken, for tests, which check that what a table used was the one prepared.
         var taken = 0
     }
@@ -60,16 +62,27 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
                 break
             }
             slot.jobs += 1
+            slot.unfinished += 1
             slot.state = .preparing(size: size, job: slot.jobs)
             return (slot.jobs, dropped)
         }
         Self.release(dropped)
         guard let job else { return }
         preparationQueue.async { [self] in
+            // Given up or replaced before it started (the queue is shared by every store): nothing to make.
+            let wanted = slot.withLock { slot in
+                guard case .preparing(_, job) = slot.state else {
+                    slot.unfinished -= 1
+                    return false
+                }
+                return true
+            }
+            guard wanted else { return }
             // Moved into the slot, not copied: a local still holding it after the unlock would make the
             // buffer a table takes in that moment not uniquely referenced — and its first write a copy.
             var made = Optional(make())
             let unwanted: Buffer? = slot.withLock { slot in
+                slot.unfinished -= 1
                 guard case .preparing(_, job) = slot.state else { return made.take() }
                 slot.state = .ready(made.take()!, size: size)
                 return nil
@@ -108,13 +121,9 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
     /// How many prepared buffers were taken: for tests.
     var taken: Int { slot.withLock { $0.taken } }
 
-    /// Whether no preparation is under way: for tests, which wait for one to finish.
-    var isSettled: Bool {
-        slot.withLock { slot in
-            if case .preparing = slot.state { return false }
-            return true
-        }
-    }
+    /// Whether no job is queued or running — wanted, given up or replaced: for tests, which wait for them
+    /// to finish.
+    var isSettled: Bool { slot.withLock { $0.unfinished == 0 } }
 }
 
 /// The one queue every ``BufferPreparation`` runs on.

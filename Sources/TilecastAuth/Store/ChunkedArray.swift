@@ -157,7 +157,9 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
             return
         }
         let capacity = chunks[chunk].capacity
-        if capacity >= chunkLength {
+        // A later chunk short of a chunk's length is one a copy of the array wrote to (Swift copies it
+        // at its count): it is no first chunk to grow, and ``makeRoom(in:)`` gives it room when full.
+        if capacity >= chunkLength || chunk > 0 {
             let halfWay = chunk << chunkShift + chunkLength >> 1
             if count >= halfWay, nextChunkRequestedIn != chunk {
                 nextChunkRequestedIn = chunk

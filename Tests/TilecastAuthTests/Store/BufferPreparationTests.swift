@@ -86,10 +86,14 @@ struct BufferPreparationTests {
         let preparation = BufferPreparation<Tracked>()
         let freed = LockedValue(0)
         let gate = LockedValue(false)
+        let started = LockedValue(false)
         preparation.prepare(size: 1) {
+            started.withLock { $0 = true }
             while !gate.withLock({ $0 }) { usleep(1_000) }
             return Tracked(freed)
         }
+        // Under way, not queued: a job given up before it starts makes nothing (`unwantedJobMakesNothing`).
+        try await Self.wait { started.withLock { $0 } }
         #expect(preparation.take(size: 1, abandoningLate: true) == nil)
         gate.withLock { $0 = true }
         try await Self.wait { freed.withLock { $0 } == 1 }
@@ -122,15 +126,47 @@ struct BufferPreparationTests {
         let preparation = BufferPreparation<Tracked>()
         let freed = LockedValue(0)
         let gate = LockedValue(false)
+        let started = LockedValue(false)
         preparation.prepare(size: 1) {
+            started.withLock { $0 = true }
             while !gate.withLock({ $0 }) { usleep(1_000) }
             return Tracked(freed)
         }
+        // Under way, not queued: a job given up before it starts makes nothing (`unwantedJobMakesNothing`).
+        try await Self.wait { started.withLock { $0 } }
         preparation.prepare(size: 2) { Tracked(freed) }
         gate.withLock { $0 = true }
         try await Self.wait { freed.withLock { $0 } == 1 }
         try await RecordTableTests.waitForPreparations { preparation.isSettled }
         #expect(preparation.take(size: 2, abandoningLate: false) != nil)
         #expect(preparation.take(size: 1, abandoningLate: false) == nil)
+    }
+}
+
+extension BufferPreparationTests {
+    @Test("A job given up or replaced before it starts makes nothing, and the preparation is settled only when it is done")
+    func unwantedJobMakesNothing() async throws {
+        let blocker = BufferPreparation<Box>()
+        let gate = LockedValue(false)
+        blocker.prepare(size: 0) {
+            while !gate.withLock({ $0 }) { usleep(1_000) }
+            return Box(0)
+        }
+        // Queued behind the blocker on the one background queue: replaced, then given up.
+        let preparation = BufferPreparation<Box>()
+        let made = LockedValue([Int]())
+        preparation.prepare(size: 1) {
+            made.withLock { $0.append(1) }
+            return Box(1)
+        }
+        preparation.prepare(size: 2) {
+            made.withLock { $0.append(2) }
+            return Box(2)
+        }
+        #expect(preparation.take(size: 2, abandoningLate: true) == nil)
+        #expect(!preparation.isSettled)
+        gate.withLock { $0 = true }
+        try await RecordTableTests.waitForPreparations { preparation.isSettled && blocker.isSettled }
+        #expect(made.withLock { $0 }.isEmpty)
     }
 }

@@ -578,3 +578,37 @@ extension RecordTableTests {
         #expect(table[Item.Key(id: 2 * chunkLength, group: 2 * chunkLength)]?.value == 2 * chunkLength)
     }
 }
+
+extension RecordTableTests {
+    @Test("A copy written in a later chunk leaves its first chunk where it is and the next chunk's buffer alone")
+    func copyWrittenInLaterChunkLeavesFirstChunk() async throws {
+        // Swift copies the written chunk at its count plus the allocator's slack; the copy's next look at
+        // what to prepare came before that chunk was full, and took it for a growing first chunk.
+        var original = ChunkedArray<UInt32>(chunkLength: 128)
+        for value in 0..<191 {
+            original.append(UInt32(value))
+        }
+        try await Self.waitForPreparations { original.isPreparationSettled }
+        var copy = original
+        copy[190] = 7
+        original.append(191)
+        try await Self.waitForPreparations { original.isPreparationSettled }
+        // Chunk 1 may or may not have started on a prepared buffer, depending on the background thread.
+        let takenBefore = original.preparedBuffersTaken
+        let firstChunk = copy.chunkMemory[0].baseAddress
+        var movedAt: [Int] = []
+        for value in 191..<256 {
+            copy.append(UInt32(value))
+            if copy.chunkMemory[0].baseAddress != firstChunk {
+                movedAt.append(value)
+            }
+        }
+        #expect(movedAt.isEmpty, "the first chunk moved at the appends of \(movedAt)")
+        #expect(original.preparedBuffersTaken == takenBefore)
+        for value in 192..<257 {
+            original.append(UInt32(value))
+        }
+        #expect(original.preparedBuffersTaken == takenBefore + 1)
+        #expect((0..<256).allSatisfy { copy[$0] == ($0 == 190 ? 7 : UInt32($0)) })
+    }
+}
