@@ -144,7 +144,7 @@ struct BufferPreparationTests {
 }
 
 extension BufferPreparationTests {
-    @Test("A job given up or replaced before it starts makes nothing, and the preparation is settled only when it is done")
+    @Test("A job given up or replaced before it starts makes nothing; the preparation is settled once it is done")
     func unwantedJobMakesNothing() async throws {
         let blocker = BufferPreparation<Box>()
         let gate = LockedValue(false)
