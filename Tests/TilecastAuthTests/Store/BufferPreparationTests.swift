@@ -69,15 +69,6 @@ struct BufferPreparationTests {
         }
     }
 
-    /// Waits, a bounded time, until `condition` holds.
-    static func wait(until condition: () -> Bool) async throws {
-        let deadline = ContinuousClock.now + .seconds(10)
-        while !condition() {
-            try #require(ContinuousClock.now < deadline, "the condition held within 10 s")
-            try await Task.sleep(for: .milliseconds(2))
-        }
-    }
-
     @Test("A preparation the taker gave up on is freed when it finishes, not held until the next request")
     func abandonedPreparationIsFreed() async throws {
         // An index that grew without its prepared buckets, or a first chunk that grew without its larger
@@ -93,7 +84,7 @@ struct BufferPreparationTests {
             gaveUp.withLock { $0 = taken == nil }
             return Tracked(freed)
         }
-        try await Self.wait { freed.withLock { $0 } == 1 }
+        try await RecordTableTests.waitForPreparations { freed.withLock { $0 } == 1 }
         #expect(gaveUp.withLock { $0 })
         #expect(preparation.take(size: 1, abandoningLate: false) == nil)
         #expect(preparation.taken == 0)
@@ -128,7 +119,7 @@ struct BufferPreparationTests {
             preparation.prepare(size: 2) { Tracked(freed) }
             return Tracked(freed)
         }
-        try await Self.wait { freed.withLock { $0 } == 1 }
+        try await RecordTableTests.waitForPreparations { freed.withLock { $0 } == 1 }
         try await RecordTableTests.waitForPreparations { preparation.isSettled }
         #expect(preparation.take(size: 2, abandoningLate: false) != nil)
         #expect(preparation.take(size: 1, abandoningLate: false) == nil)

@@ -392,7 +392,8 @@ extension RecordTableTests {
 }
 
 extension RecordTableTests {
-    /// Waits, a bounded time, until `isSettled` says no preparation is under way.
+    /// Waits, a bounded time, until `isSettled` says no preparation is under way (or any other condition
+    /// on preparations holds).
     static func waitForPreparations(_ isSettled: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while !isSettled() {
