@@ -144,11 +144,11 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     }
 
     /// What the array does ahead of need, at the counts where it is due, out of the appends' way: asks
-    /// for the next chunk half way through the last one; asks for a growing first chunk's next size seven
+    /// for the next chunk half way through the last one, and for a growing first chunk's next size seven
     /// eighths of the way to its capacity — late enough that a store reserved for what it holds (a
     /// reservation is for a quarter more) does not prepare to outgrow it, and populate memory beside its
-    /// requests, while four fifths full — and grows it once it is full. Sets the count at which to look
-    /// again.
+    /// requests, while four fifths full. Sets the count at which to look again. A full chunk is given
+    /// room by the append that does not fit (``makeRoom(in:)``).
     @inline(never)
     private mutating func considerPreparation(in chunk: Int) {
         guard chunk == chunks.count - 1 else {
@@ -166,9 +166,6 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
                 prepare(capacity: chunkLength)
             }
             nextPreparationCheck = count < halfWay ? halfWay : (chunk + 1) << chunkShift
-        } else if count >= capacity {
-            growFirstChunk()
-            nextPreparationCheck = 0
         } else {
             let sevenEighths = capacity - capacity >> 3
             if count == sevenEighths, 2 * capacity * MemoryLayout<Element>.stride >= Self.preparedGrowthThreshold {
@@ -178,10 +175,11 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         }
     }
 
-    /// Gives a full chunk room for the next append where ``considerPreparation(in:)`` did not: in a copy of
-    /// the array, which shares its chunks until it writes one — Swift then copies that chunk at its count,
-    /// not its capacity — and carries the original's count at which to look next. Left to the array's
-    /// own growth, such a chunk would double past a chunk's length, or move on each growth up to it.
+    /// Gives a full chunk room for the append that does not fit: grows the first chunk, and gives a later
+    /// one its full length. A later chunk is full short of that length only in a copy of the array, which
+    /// shares its chunks until it writes one — Swift then copies that chunk at its count, not its
+    /// capacity. Left to the array's own growth, a chunk would double past a chunk's length, or move on
+    /// each growth up to it.
     @inline(never)
     private mutating func makeRoom(in chunk: Int) {
         if chunk == 0 {
