@@ -81,14 +81,14 @@ public final class PostgresGrantStore: GrantStore, Sendable {
     ///   library knows.
     @discardableResult
     public func migrate() async throws -> [Int] {
-        if try await schemaVersion() == PostgresSchema.currentVersion {
+        if let version = try await schemaVersion(), version >= PostgresSchema.currentVersion {
             return []
         }
         let schema = configuration.schema
         let quoted = configuration.quotedSchema
         let versions = PostgresStatement(
             name: "tilecast_migration_versions",
-            sql: "SELECT version FROM \(quoted).schema_migrations ORDER BY version"
+            sql: PostgresSchema.appliedVersionsSQL(schema: quoted)
         )
         return try await pool.withConnection(idempotent: true, maintenance: true) { connection throws(PostgresError) in
             try connection.execute(
@@ -106,19 +106,17 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             )
             do throws(PostgresError) {
                 // Read after the lock, so an instance that waited sees what the first one applied.
-                let applied = Set(
-                    try connection.execute(versions, []).rows.map { row throws(PostgresError) in Int(try row.int4(0)) }
-                )
-                if let newest = applied.max(), newest > PostgresSchema.currentVersion {
-                    throw Self.newerSchema(newest)
-                }
+                let rows = try PostgresSchema.AppliedMigration.rows(of: try connection.execute(versions, []))
+                try Self.checkCompatibility(rows)
+                let applied = Set(rows.map(\.version))
                 var appliedNow: [Int] = []
                 for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
                     try connection.execute(script: PostgresSchema.sql(migration, schema: quoted))
-                    try connection.execute(
-                        script:
-                            "INSERT INTO \(quoted).schema_migrations (version, summary) VALUES (\(migration.version), '\(migration.summary)')"
-                    )
+                    let record =
+                        migration.version >= PostgresSchema.compatibilityRecordedFrom
+                        ? "(version, summary, oldest_compatible) VALUES (\(migration.version), '\(migration.summary)', \(migration.oldestCompatible))"
+                        : "(version, summary) VALUES (\(migration.version), '\(migration.summary)')"
+                    try connection.execute(script: "INSERT INTO \(quoted).schema_migrations \(record)")
                     appliedNow.append(migration.version)
                 }
                 try connection.execute(script: "COMMIT")
@@ -131,33 +129,40 @@ public final class PostgresGrantStore: GrantStore, Sendable {
     }
 
     /// The schema version the database holds — `nil` before the first ``migrate()`` — for a server that
-    /// runs its migrations at deploy time and only checks at start-up.
+    /// runs its migrations at deploy time and only checks at start-up. It may be newer than this library
+    /// knows where every newer migration keeps this library's version working (a rolling deploy, see
+    /// ``migrate()``).
     ///
-    /// - Throws: ``PostgresError/Kind/schemaVersion`` when it is newer than this library knows.
+    /// - Throws: ``PostgresError/Kind/schemaVersion`` when one of the database's migrations needs a later
+    ///   library than this one.
     public func schemaVersion() async throws -> Int? {
         let statement = PostgresStatement(
-            name: "tilecast_schema_version",
-            sql: "SELECT coalesce(max(version), 0)::int4 FROM \(configuration.quotedSchema).schema_migrations"
+            name: "tilecast_schema_versions",
+            sql: PostgresSchema.appliedVersionsSQL(schema: configuration.quotedSchema)
         )
-        let version = try await pool.withConnection(idempotent: true) { connection throws(PostgresError) -> Int? in
+        let rows = try await pool.withConnection(idempotent: true) {
+            connection throws(PostgresError) -> [PostgresSchema.AppliedMigration] in
             do throws(PostgresError) {
-                let version = Int(try Self.single(try connection.execute(statement, [])).int4(0))
-                return version == 0 ? nil : version
+                return try PostgresSchema.AppliedMigration.rows(of: try connection.execute(statement, []))
             } catch  where error.sqlState == "42P01" || error.sqlState == "3F000" {
-                return nil  // no schema_migrations table, or no schema
+                return []  // no schema_migrations table, or no schema
             }
         }
-        if let version, version > PostgresSchema.currentVersion {
-            throw Self.newerSchema(version)
-        }
-        return version
+        try Self.checkCompatibility(rows)
+        return rows.map(\.version).max()
     }
 
-    private static func newerSchema(_ version: Int) -> PostgresError {
-        PostgresError(
+    /// Refuses a database one of whose migrations needs a later library than this one: newer than this
+    /// library knows, and not saying that this library's version keeps working.
+    private static func checkCompatibility(_ applied: [PostgresSchema.AppliedMigration]) throws(PostgresError) {
+        guard let needed = applied.map(\.oldestCompatible).max(), needed > PostgresSchema.currentVersion else {
+            return
+        }
+        let newest = applied.map(\.version).max() ?? needed
+        throw PostgresError(
             .schemaVersion,
-            message:
-                "the database has schema version \(version); this library knows up to \(PostgresSchema.currentVersion)"
+            message: "the database has schema version \(newest), which needs a library of schema version \(needed) "
+                + "or later; this library knows up to \(PostgresSchema.currentVersion)"
         )
     }
 

@@ -10,6 +10,14 @@ import Foundation
 /// starting together apply each migration once. Migrations are never edited once released: a change
 /// is a new migration.
 ///
+/// A migration also says the oldest library schema version whose statements still work against a
+/// database it has been applied to (``Migration/oldestCompatible``), recorded beside it from version 5
+/// on. A release that only adds what older statements never see — a column with a default, a table, a
+/// function, a function's body with the same signature and results — keeps the version before working,
+/// and its instances keep starting during a rolling deploy while newer ones have migrated the database;
+/// ``PostgresGrantStore/migrate()`` and ``PostgresGrantStore/schemaVersion()`` refuse a database only
+/// when one of its migrations needs a later library than this one.
+///
 /// Conventions. Every secret is a 32-byte SHA-256 digest in a `bytea` column with a length check;
 /// nothing else about a secret is stored. Times are `float8` seconds since 2001-01-01 00:00 UTC —
 /// Foundation's reference date — so a `Date` comes back bit for bit. `{schema}` is replaced by the
@@ -19,7 +27,23 @@ enum PostgresSchema {
         let version: Int
         let summary: String
         let sql: String
+        /// The oldest library schema version whose statements still work once this migration is applied:
+        /// its own version unless it keeps older ones working. Recorded in `schema_migrations` from
+        /// version 5 on; a row without it counts as needing its own version.
+        let oldestCompatible: Int
+
+        init(version: Int, summary: String, sql: String, oldestCompatible: Int? = nil) {
+            precondition((oldestCompatible ?? version) <= version, "a migration cannot need a later library")
+            self.version = version
+            self.summary = summary
+            self.sql = sql
+            self.oldestCompatible = oldestCompatible ?? version
+        }
     }
+
+    /// The first version whose row in `schema_migrations` records ``Migration/oldestCompatible``: the
+    /// migration that adds the column.
+    static let compatibilityRecordedFrom = 5
 
     /// The version this library's statements are written against.
     static var currentVersion: Int { migrations.last!.version }
@@ -41,7 +65,37 @@ enum PostgresSchema {
             summary: "plans kept for rotations and creations; rotations lock what they read; pruning never waits",
             sql: version4
         ),
+        Migration(
+            version: 5,
+            summary: "each migration records the oldest library version it keeps working",
+            sql: version5,
+            oldestCompatible: 4
+        ),
     ]
+
+    /// A migration applied to a database, as `schema_migrations` records it.
+    struct AppliedMigration {
+        let version: Int
+        /// The oldest library schema version it keeps working (``Migration/oldestCompatible``).
+        let oldestCompatible: Int
+
+        /// The rows of ``appliedVersionsSQL(schema:)``.
+        static func rows(of result: PostgresResult) throws(PostgresError) -> [AppliedMigration] {
+            try result.rows.map { row throws(PostgresError) in
+                AppliedMigration(version: Int(try row.int4(0)), oldestCompatible: Int(try row.int4(1)))
+            }
+        }
+    }
+
+    /// The versions applied to a database, with the oldest library version each keeps working (a row
+    /// written before version 5, without the column, or by hand without it, counts as needing its own).
+    /// Read through `to_jsonb` so that one statement serves a database with the column and one without.
+    static func appliedVersionsSQL(schema: String) -> String {
+        """
+        SELECT m.version, coalesce((to_jsonb(m) ->> 'oldest_compatible')::int4, m.version)
+        FROM \(schema).schema_migrations m ORDER BY m.version
+        """
+    }
 
     /// The migration's SQL for `schema`.
     static func sql(_ migration: Migration, schema: String) -> String {
@@ -715,6 +769,14 @@ enum PostgresSchema {
             GET DIAGNOSTICS v_count = ROW_COUNT;
             RETURN v_count;
         END $$;
+        """
+
+    /// Version 5: the column in which each migration from this one on records the oldest library version
+    /// whose statements still work against the database (``Migration/oldestCompatible``). Nothing the
+    /// store's statements read changes, so version 4's keep working.
+    private static let version5 = """
+        ALTER TABLE {schema}.schema_migrations ADD COLUMN oldest_compatible integer
+            CHECK (oldest_compatible >= 1 AND oldest_compatible <= version);
         """
 }
 #endif

@@ -630,6 +630,47 @@ struct PostgresOperationsTests {
                 "INSERT INTO \(store.configuration.schema).schema_migrations (version, summary) VALUES (999, 'future')"
         )
         await #expect(throws: PostgresError.self) { try await store.migrate() }
+        await #expect(throws: PostgresError.self) { try await store.schemaVersion() }
+    }
+
+    /// A rolling deploy: instances of the release before keep starting — a restart, a scale-out — while
+    /// the new release's instances have migrated the database past what they know, for as long as each
+    /// newer migration says the older statements still work against it.
+    @Test("A store works on a newer schema whose migrations say they keep its version working")
+    func compatibleNewerSchemaIsUsed() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        let schema = store.configuration.schema
+        let current = PostgresSchema.currentVersion
+        try await store.execute(
+            script: """
+                INSERT INTO "\(schema)".schema_migrations (version, summary, oldest_compatible)
+                VALUES (\(current + 1), 'a later release', \(current)), (\(current + 2), 'and the one after', \(current - 1))
+                """
+        )
+        // A restarted instance of the release before: it starts, and works.
+        let restarted = PostgresGrantStore(
+            clients: Self.clients,
+            configuration: try PostgresTestDatabase.configuration(schema: schema)
+        )
+        #expect(try await restarted.migrate() == [])
+        #expect(try await restarted.schemaVersion() == current + 2)
+        let now = Date()
+        let code = try await PostgresTestDatabase.insertCode(into: restarted, account: "account-rolling", at: now)
+        let issuance = PostgresTestDatabase.bareIssuance(account: "account-rolling", at: now)
+        #expect(try await restarted.redeemCode(code.digest, issuing: issuance, at: now) == .redeemed)
+
+        // A migration that needs this library's successor ends it: no start, and no statement of its.
+        try await store.execute(
+            script: """
+                INSERT INTO "\(schema)".schema_migrations (version, summary, oldest_compatible)
+                VALUES (\(current + 3), 'a break', \(current + 1))
+                """
+        )
+        let error = await #expect(throws: PostgresError.self) { try await restarted.migrate() }
+        #expect(error?.kind == .schemaVersion)
+        let message = error?.message ?? ""
+        #expect(message.contains("needs a library of schema version \(current + 1)"), "\(message)")
+        await #expect(throws: PostgresError.self) { try await restarted.schemaVersion() }
     }
 
     @Test("A connection the server closed is replaced before anything is sent; no operation fails")
