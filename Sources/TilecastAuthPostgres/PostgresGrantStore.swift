@@ -35,6 +35,9 @@ public final class PostgresGrantStore: GrantStore, Sendable {
 
     private let executor: PostgresTaskExecutor
 
+    /// Calls of ``removeExpired(at:)`` that found another instance's under way, and removed nothing.
+    private let expiredRemovalsSkipped = LockedValue(0)
+
     /// Where to run the requests that use this store, so that its statements — and those of any
     /// ``PostgresRateLimiter`` — wait for the server on the request's own thread:
     ///
@@ -66,7 +69,8 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             connectionsOpened: pool.connectionsOpened,
             connectionsRefused: pool.connectionsRefused,
             operationsInPlace: pool.operationsInPlace,
-            transientRetries: pool.transientRetries
+            transientRetries: pool.transientRetries,
+            expiredRemovalsSkipped: expiredRemovalsSkipped.withLock { $0 }
         )
     }
 
@@ -396,15 +400,23 @@ public final class PostgresGrantStore: GrantStore, Sendable {
     }
 
     /// Deletes what expired before `now`, in one transaction exempt from
-    /// ``PostgresConfiguration/statementTimeout``: a backlog left by a long pause must still go.
+    /// ``PostgresConfiguration/statementTimeout``: a backlog left by a long pause must still go. One
+    /// instance prunes at a time: while another's call is under way this one returns 0 at once, removing
+    /// nothing, and counts the skip in ``statistics`` (``PostgresStatistics/expiredRemovalsSkipped``).
     public func removeExpired(at now: Date) async throws -> Int {
         let statement = statements.removeExpired
+        let skipped = expiredRemovalsSkipped
         return try await pool.withConnection(idempotent: true, maintenance: true) { connection throws(PostgresError) in
             try connection.execute(script: "BEGIN; SET LOCAL statement_timeout = 0")
             do throws(PostgresError) {
-                let removed = Int(try Self.single(try connection.execute(statement, [.date(now)])).int8(0))
+                let row = try Self.single(try connection.execute(statement, [.date(now)]))
+                // NULL: another instance is pruning; what it skips goes on a later call.
+                let removed = row.isNull(0) ? nil : Int(try row.int8(0))
                 try connection.execute(script: "COMMIT")
-                return removed
+                if removed == nil {
+                    skipped.withLock { $0 += 1 }
+                }
+                return removed ?? 0
             } catch {
                 try? connection.execute(script: "ROLLBACK")
                 throw error

@@ -109,9 +109,15 @@ struct PostgresStatements: Sendable {
             "grants_of_account",
             "SELECT \(grant) FROM \(s).grants g WHERE g.account_id = $1 ORDER BY g.created_at, g.id"
         )
+        // Takes the lock the two functions take (advisory locks nest within a session), so that a call
+        // skipped because another instance prunes answers NULL rather than a 0 that reads as "nothing
+        // expired". The functions still take it themselves, for callers of a release before this one.
         removeExpired = statement(
             "remove_expired",
-            "SELECT \(s).remove_expired($1) + \(s).remove_expired_revocations($1)"
+            """
+            SELECT CASE WHEN pg_try_advisory_xact_lock(hashtext('tilecast-auth maintenance'), hashtext('\(s)'))
+                THEN \(s).remove_expired($1) + \(s).remove_expired_revocations($1) END
+            """
         )
         // One attempt against a token bucket: the key's row is inserted full-less-one, or locked (ON CONFLICT
         // takes the row lock and re-reads the latest version), refilled for the time passed and debited if

@@ -20,5 +20,10 @@ public struct PostgresStatistics: Sendable, Hashable {
     /// rows in one order, and `removeExpired` never waits for a row, so they do not deadlock with each
     /// other; a count that grows says something else holds their rows.
     public var transientRetries: Int = 0
+    /// Calls of ``PostgresGrantStore/removeExpired(at:)`` that removed nothing because another
+    /// instance's was under way — one instance prunes at a time — and returned 0 without looking: a
+    /// count that grows with every call says instances prune at the same moments. Always 0 for a
+    /// ``PostgresRateLimiter``.
+    public var expiredRemovalsSkipped: Int = 0
 }
 #endif

@@ -591,9 +591,13 @@ struct PostgresOperationsTests {
         )
         #expect(try await store.removeExpired(at: later) == 0)
         #expect(try await store.authorizationCode(code.digest) != nil, "two removals ran at once")
+        // The skipped call tells monitoring so: its 0 is not "nothing was expired".
+        #expect(store.statistics.expiredRemovalsSkipped == 1)
         try other.execute(script: "COMMIT")
         #expect(try await store.removeExpired(at: later) == 1)
         #expect(try await store.authorizationCode(code.digest) == nil)
+        #expect(try await store.removeExpired(at: later) == 0)
+        #expect(store.statistics.expiredRemovalsSkipped == 1, "a call that found nothing expired counted as skipped")
     }
 
     /// Waits until `count` sessions of the store configured by `configuration` wait for a lock, for at
