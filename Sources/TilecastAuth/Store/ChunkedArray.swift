@@ -23,6 +23,10 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     /// The next chunk, or the first chunk's next size, made ahead of need; created by the first array
     /// that grows far enough to want one.
     private var nextChunk: BufferPreparation<[Element]>?
+    /// Held by this array alone, and by its copies until one asks for or takes a prepared buffer: then
+    /// that one makes a preparation of its own (``ownPreparation()``), so that a copy never takes — or
+    /// gives up — a buffer made for the array it was copied from, which may be of the size it wants.
+    private var preparationOwner = PreparationOwner()
     /// The last chunk in which the next one was asked for, so that it is asked for once per chunk.
     private var nextChunkRequestedIn = -1
     /// The count at which an append next looks at what to prepare (``considerPreparation(in:)``): one
@@ -222,6 +226,7 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     /// Asks for an empty buffer of `capacity` elements to be allocated and made resident off the caller's
     /// thread (``considerPreparation(in:)`` says when).
     private mutating func prepare(capacity: Int) {
+        ownPreparation()
         if nextChunk == nil {
             nextChunk = BufferPreparation()
         }
@@ -231,8 +236,18 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     /// The prepared buffer, if one for `capacity` elements is ready; one of another size is dropped. One
     /// still being made is given up with `abandoningLate` — a first chunk's growth, whose next request is
     /// of another size — and kept without it: a next chunk late for its chunk is the size of the one after.
-    private func takePrepared(capacity: Int, abandoningLate: Bool) -> [Element]? {
-        nextChunk?.take(size: capacity, abandoningLate: abandoningLate)
+    private mutating func takePrepared(capacity: Int, abandoningLate: Bool) -> [Element]? {
+        ownPreparation()
+        return nextChunk?.take(size: capacity, abandoningLate: abandoningLate)
+    }
+
+    /// Makes the preparation this array's own, if a copy shares it: a new, empty one, for the copy and the
+    /// original alike, whichever asks first.
+    private mutating func ownPreparation() {
+        guard !isKnownUniquelyReferenced(&preparationOwner) else { return }
+        preparationOwner = PreparationOwner()
+        nextChunk = nil
+        nextChunkRequestedIn = -1
     }
 
     /// Whether no chunk is being prepared: for tests, which wait until one is ready.
@@ -266,3 +281,6 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         self[second] = held
     }
 }
+
+/// What tells a ``ChunkedArray`` whether a copy shares its preparation: nothing else refers to it.
+private final class PreparationOwner: Sendable {}

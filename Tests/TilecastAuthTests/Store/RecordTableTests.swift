@@ -612,4 +612,28 @@ extension RecordTableTests {
         #expect(original.preparedBuffersTaken == takenBefore + 1)
         #expect((0..<256).allSatisfy { copy[$0] == ($0 == 190 ? 7 : UInt32($0)) })
     }
+
+    @Test("A copy written in its first chunk makes its own preparations and leaves the original's to it")
+    func copyLeavesTheOriginalsPreparation() async throws {
+        // Half way through its first chunk, at full length, the original asks for its next chunk.
+        var original = ChunkedArray<UInt32>(chunkLength: 128)
+        for value in 0..<100 {
+            original.append(UInt32(value))
+        }
+        try await Self.waitForPreparations { original.isPreparationSettled }
+        // The copy's first chunk is copied at its count, and grows back to a chunk's length: a buffer of the
+        // size the original's preparation holds.
+        var copy = original
+        copy[10] = 7
+        for value in 100..<128 {
+            copy.append(UInt32(value))
+        }
+        #expect(original.preparedBuffersTaken == 0, "the copy took the buffer made for the original")
+        for value in 100..<129 {
+            original.append(UInt32(value))
+        }
+        #expect(original.preparedBuffersTaken == 1, "the original's next chunk was not the one prepared for it")
+        #expect((0..<128).allSatisfy { copy[$0] == ($0 == 10 ? 7 : UInt32($0)) })
+        #expect((0..<129).allSatisfy { original[$0] == UInt32($0) })
+    }
 }
