@@ -81,8 +81,13 @@ public final class PostgresGrantStore: GrantStore, Sendable {
     /// and then find nothing to do. A schema already at this version is left alone without any DDL, so
     /// a role without `CREATE` may call it too. Returns the versions it applied.
     ///
-    /// - Throws: ``PostgresError/Kind/schemaVersion`` when the database's schema is newer than this
-    ///   library knows.
+    /// A schema newer than this library knows is used as it is, and nothing applied, when each newer
+    /// migration records that it keeps this library's version working: during a rolling deploy, the
+    /// previous release's instances keep starting after the new release's first instance has migrated.
+    /// (Releases before migration 5 do not read that record, and refuse any newer schema.)
+    ///
+    /// - Throws: ``PostgresError/Kind/schemaVersion`` when one of the database's migrations needs a later
+    ///   library than this one.
     @discardableResult
     public func migrate() async throws -> [Int] {
         if let version = try await schemaVersion(), version >= PostgresSchema.currentVersion {
