@@ -88,6 +88,9 @@ struct RecordTable<Record: TableRecord>: Sendable {
     /// How many prepared buffers the index has taken: for tests.
     var preparedIndexBuffersTaken: Int { index.preparedBuffersTaken }
 
+    /// How many prepared buffers the records and their due seconds have taken: for tests.
+    var preparedRecordBuffersTaken: Int { records.preparedBuffersTaken + dueSeconds.preparedBuffersTaken }
+
     /// Whether the index is still moving entries out of the one it replaced.
     var isMigratingIndex: Bool { index.isMigrating }
 

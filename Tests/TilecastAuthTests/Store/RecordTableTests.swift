@@ -578,6 +578,23 @@ extension RecordTableTests {
         )
         #expect(table[Item.Key(id: 2 * chunkLength, group: 2 * chunkLength)]?.value == 2 * chunkLength)
     }
+
+    @Test("A growing table starts a chunk of records and one of due seconds on the buffers made for them")
+    func tableTakesItsPreparedChunks() async throws {
+        var table = RecordTable<Item>()
+        let chunkLength = ChunkedArray<Item>().chunkLength
+        // Past half of the second chunk, which asks for the third of each array.
+        let halfWay = chunkLength + chunkLength / 2 + 1
+        for id in 0..<halfWay {
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: Self.base), dueAt: Self.base)
+        }
+        try await Self.waitForPreparations { table.isPreparationSettled }
+        let takenBefore = table.preparedRecordBuffersTaken
+        for id in halfWay..<(2 * chunkLength + 1) {
+            table.upsert(Item(key: .init(id: id, group: id), value: id, expiresAt: Self.base), dueAt: Self.base)
+        }
+        #expect(table.preparedRecordBuffersTaken == takenBefore + 2)
+    }
 }
 
 extension RecordTableTests {
