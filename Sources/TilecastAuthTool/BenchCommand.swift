@@ -179,7 +179,16 @@ struct BenchCommand: Subcommand {
                 }
             )
             if only || onPostgres {
-                report(measurements, memory: nil, hash: nil, openssl: nil, peers: nil, limiter: nil, storeWrites: nil)
+                report(
+                    measurements,
+                    memory: nil,
+                    hash: nil,
+                    openssl: nil,
+                    peers: nil,
+                    limiter: nil,
+                    storeWrites: nil,
+                    accountOperations: nil
+                )
                 reportPostgresFloor(postgresFloorRuns, beside: measurements)
                 if postgresPeers != nil {
                     reportPostgresPeers(PostgresPeerBenchmark.combine(postgresPeerResults), beside: measurements)
@@ -188,6 +197,10 @@ struct BenchCommand: Subcommand {
             }
             let memory = try await MemoryPerGrant.measure(grants: memoryGrants)
             let storeWrites = try await StoreWriteBenchmark.run(writes: smoke ? 10_000 : 100_000)
+            let accountOperations = try await AccountOperationsBenchmark.run(
+                largeGrants: memoryGrants,
+                operations: smoke ? 100 : 2_000
+            )
             let limiter = try await LimiterBenchmark.run(
                 runs: smoke ? 1 : options.runs,
                 admissions: smoke ? 2_000 : 20_000,
@@ -212,7 +225,8 @@ struct BenchCommand: Subcommand {
                 openssl: openssl,
                 peers: peerList,
                 limiter: limiter,
-                storeWrites: storeWrites
+                storeWrites: storeWrites,
+                accountOperations: accountOperations
             )
             return true
         } catch {
@@ -300,7 +314,8 @@ struct BenchCommand: Subcommand {
         openssl: Double?,
         peers: [PeerBenchmark.Result]?,
         limiter: LimiterBenchmark.Result?,
-        storeWrites: StoreWriteBenchmark.Result?
+        storeWrites: StoreWriteBenchmark.Result?,
+        accountOperations: AccountOperationsBenchmark.Result?
     ) {
         func format(_ value: Double) -> String { String(format: "%.2f", value) }
         func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
@@ -343,6 +358,16 @@ struct BenchCommand: Subcommand {
             print(
                 "in-memory rate limiter: \(format(limiter.belowLimit)) µs per admission below its key limit, "
                     + "\(format(limiter.atLimit)) µs at it under key churn (\(String(format: "%.1f", limiter.atLimit / limiter.belowLimit))×)"
+            )
+        }
+        if let accountOperations {
+            let (list, revoke) = (accountOperations.grantsOfAccount, accountOperations.revokeGrants)
+            print(
+                "one account's operations (two grants each), at 1000 and \(accountOperations.largeGrants) grants: "
+                    + "grants(of:) \(format(list.small)) and \(format(list.large)) µs "
+                    + "(\(String(format: "%.2f", list.large / list.small))×), "
+                    + "revokeGrants(of:) \(format(revoke.small)) and \(format(revoke.large)) µs "
+                    + "(\(String(format: "%.2f", revoke.large / revoke.small))×)"
             )
         }
         if let storeWrites {
@@ -394,6 +419,22 @@ struct BenchCommand: Subcommand {
         if let limiter {
             print(
                 "bench limiter_below_limit_us=\(String(format: "%.3f", limiter.belowLimit)) limiter_at_limit_us=\(String(format: "%.3f", limiter.atLimit))"
+            )
+        }
+        if let accountOperations {
+            let (list, revoke) = (accountOperations.grantsOfAccount, accountOperations.revokeGrants)
+            print(
+                "bench account_operations_grants=\(accountOperations.largeGrants)"
+                    + String(
+                        format: " grants_of_account_small_us=%.3f grants_of_account_large_us=%.3f",
+                        list.small,
+                        list.large
+                    )
+                    + String(
+                        format: " revoke_grants_small_us=%.3f revoke_grants_large_us=%.3f",
+                        revoke.small,
+                        revoke.large
+                    )
             )
         }
         if let storeWrites {

@@ -212,13 +212,13 @@ struct InMemoryGrantStorage: Sendable {
             accountRevocations[account] = now
             revocationExpiries.schedule(account, at: Self.revocationRetention(from: now))
         }
-        let unredeemed = codes.records.filter { $0.account == account && $0.redemption == nil }
+        // The account's own records only, through the tables' lists by account.
+        let unredeemed = codes.positions(of: account).map { codes[position: $0] }.filter { $0.redemption == nil }
         for code in unredeemed {
             codes.remove(code.key)
         }
         var revoked: [Grant] = []
-        for position in grants.records.indices
-        where grants[position: position].account == account && grants[position: position].isLive(at: now) {
+        for position in grants.positions(of: account) where grants[position: position].isLive(at: now) {
             revoked.append(
                 grants.modify(at: position) {
                     $0.revocation = Grant.Revocation(revokedAt: now, reason: reason)
@@ -226,7 +226,7 @@ struct InMemoryGrantStorage: Sendable {
                 }
             )
         }
-        return revoked.sorted { $0.createdAt < $1.createdAt }
+        return revoked.sorted(by: Grant.isOlder)
     }
 
     /// Whether `account` had all its grants revoked at or after `time`.
@@ -325,10 +325,21 @@ struct InMemoryGrantStorage: Sendable {
 
 extension AuthorizationCode: TableRecord {
     var key: SecretDigest { digest }
+    var listingAccount: AccountID? { account }
+    static var isListedByAccount: Bool { true }
 }
 
 extension Grant: TableRecord {
     var key: GrantID { id }
+    var listingAccount: AccountID? { account }
+    static var isListedByAccount: Bool { true }
+
+    /// Oldest first, grants created at the same instant in the order of their ids' text — the order of
+    /// the PostgreSQL store's `ORDER BY created_at, id` — so that both stores list an account's grants alike.
+    static func isOlder(_ first: Grant, than second: Grant) -> Bool {
+        first.createdAt != second.createdAt
+            ? first.createdAt < second.createdAt : first.id.rawValue.uuidString < second.id.rawValue.uuidString
+    }
 }
 
 extension RefreshToken: TableRecord {

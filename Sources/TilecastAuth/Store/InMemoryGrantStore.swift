@@ -173,11 +173,11 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         storage.withLock { $0.grants[id] }
     }
 
-    /// Every stored grant of an account, oldest first. This scans all grants: it serves account pages,
-    /// not the request path.
+    /// Every stored grant of an account, oldest first. It reads the account's grants only, through the
+    /// table's lists by account: its cost is what the account holds, not the store's size.
     public func grants(of account: AccountID) async throws -> [Grant] {
         storage.withLock { storage in
-            storage.grants.records.filter { $0.account == account }.sorted { $0.createdAt < $1.createdAt }
+            storage.grants.positions(of: account).map { storage.grants[position: $0] }.sorted(by: Grant.isOlder)
         }
     }
 

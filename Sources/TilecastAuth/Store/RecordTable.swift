@@ -10,6 +10,16 @@ import Foundation
 protocol TableRecord: Sendable {
     associatedtype Key: TableKey
     var key: Key { get }
+    /// The account by which the table lists its records (``RecordTable/positions(of:)``), for a kind of
+    /// record whose table does (``isListedByAccount``). A record's account never changes.
+    var listingAccount: AccountID? { get }
+    /// Whether a table of these records lists them by account.
+    static var isListedByAccount: Bool { get }
+}
+
+extension TableRecord {
+    var listingAccount: AccountID? { nil }
+    static var isListedByAccount: Bool { false }
 }
 
 /// A key of a ``RecordTable``: 32 well-mixed bits of it place it in the index.
@@ -43,7 +53,8 @@ extension GrantID: TableKey {}
 ///
 /// Beside each record the table keeps the whole second at which the record may come due, which lets
 /// ``sweep(at:budget:isDue:)`` walk 16 candidates per cache line and read a record only when its time
-/// may have come.
+/// may have come. A table of grants or codes also lists its records by account (``AccountGroups``), so
+/// that an account's operations read that account's records and no others.
 struct RecordTable<Record: TableRecord>: Sendable {
     /// The records, in no particular order.
     private(set) var records = ChunkedArray<Record>()
@@ -54,24 +65,10 @@ struct RecordTable<Record: TableRecord>: Sendable {
     private var dueSeconds: ChunkedArray<UInt32>
     /// From each key's tag to its record's position.
     private var index = TableIndex()
+    /// Each account's records, for a table that lists them (``TableRecord/isListedByAccount``).
+    private var accounts: AccountGroups?
     /// Where the next sweep starts.
     private var sweepCursor = 0
-    /// The count at which the index's next growth is prepared (``preparationFill`` of its buckets), kept
-    /// so that an insert compares integers rather than multiplying.
-    private var indexPreparationPoint = 0
-
-    /// The index grows once it is this full…
-    private static var maximumFill: Double { 0.8 }
-    /// …by this factor.
-    private static var growthFactor: Double { 1.25 }
-    private static var minimumBuckets: Int { 16 }
-    /// Half way from the fill after a growth to the next growth, the next index is made ahead of need.
-    private static var preparationFill: Double { 0.72 }
-
-    /// The size the index grows to from `bucketCount` buckets.
-    private static func grownBucketCount(_ bucketCount: Int) -> Int {
-        Swift.max(minimumBuckets, Int((Double(bucketCount) * growthFactor).rounded(.up)))
-    }
 
     var count: Int { records.count }
     var isEmpty: Bool { records.isEmpty }
@@ -83,6 +80,7 @@ struct RecordTable<Record: TableRecord>: Sendable {
     /// tests, which wait until it is ready.
     var isPreparationSettled: Bool {
         records.isPreparationSettled && dueSeconds.isPreparationSettled && index.isPreparationSettled
+            && (accounts?.isPreparationSettled ?? true)
     }
 
     /// How many prepared buffers the index has taken: for tests.
@@ -96,11 +94,15 @@ struct RecordTable<Record: TableRecord>: Sendable {
 
     init() {
         dueSeconds = ChunkedArray(chunkLength: records.chunkLength)
+        if Record.isListedByAccount {
+            accounts = AccountGroups(chunkLength: records.chunkLength)
+        }
     }
 
-    /// The memory of the records, their due seconds and the index, for the tests of its residency.
+    /// The memory of the records, their due seconds and the index — and of the lists by account, where
+    /// the table keeps them — for the tests of its residency.
     var memory: [UnsafeRawBufferPointer] {
-        records.chunkMemory + dueSeconds.chunkMemory + [index.bucketMemory]
+        records.chunkMemory + dueSeconds.chunkMemory + [index.bucketMemory] + (accounts?.memory ?? [])
     }
 
     /// Makes room for `capacity` records without growing the index or the array, and makes that room
@@ -109,11 +111,8 @@ struct RecordTable<Record: TableRecord>: Sendable {
         guard capacity > count else { return }
         records.reserveCapacity(capacity)
         dueSeconds.reserveCapacity(capacity)
-        let needed = Int((Double(capacity) / Self.maximumFill).rounded(.up)) + 1
-        if needed > index.bucketCount {
-            index.grow(to: needed, incrementally: false)
-            indexPreparationPoint = Int(Double(index.bucketCount) * Self.preparationFill)
-        }
+        accounts?.reserveCapacity(capacity)
+        index.reserve(entries: capacity)
     }
 
     // MARK: Finding
@@ -136,25 +135,30 @@ struct RecordTable<Record: TableRecord>: Sendable {
         records[position]
     }
 
+    /// The positions of `account`'s records, reading no other record; empty for a table that does not
+    /// list its records by account.
+    func positions(of account: AccountID) -> [Int] {
+        accounts?.positions(of: account) { records[$0].listingAccount } ?? []
+    }
+
     // MARK: Writing
 
     /// Stores `record`, replacing the record with the same key if there is one, to come due from `dueAt`.
     mutating func upsert(_ record: Record, dueAt: Date) {
         index.migrateStep()
+        accounts?.migrateStep()
         if let position = position(of: record.key) {
+            assert(records[position].listingAccount == record.listingAccount, "a record's account never changes")
             records[position] = record
             dueSeconds[position] = Self.wholeSeconds(dueAt)
             return
         }
-        if Double(count + 1) > Double(index.bucketCount) * Self.maximumFill {
-            let needed = Int(Double(count + 1) / Self.maximumFill) + 1
-            index.grow(to: Swift.max(Self.grownBucketCount(index.bucketCount), needed), incrementally: true)
-            indexPreparationPoint = Int(Double(index.bucketCount) * Self.preparationFill)
-        } else if count + 1 == indexPreparationPoint {
-            index.prepareGrowth(to: Self.grownBucketCount(index.bucketCount))
-        }
+        index.makeRoom(forEntries: count + 1)
         let position = records.count
         index.insert(tag: Self.tag(of: record.key), position: position)
+        if accounts != nil, let account = record.listingAccount {
+            accounts!.append(at: position, account: account) { records[$0].listingAccount }
+        }
         records.append(record)
         dueSeconds.append(Self.wholeSeconds(dueAt))
     }
@@ -184,6 +188,10 @@ struct RecordTable<Record: TableRecord>: Sendable {
         index.migrateStep()
         index.remove(tag: Self.tag(of: records[position].key), position: position)
         let last = records.count - 1
+        if accounts != nil, let account = records[position].listingAccount {
+            accounts!.migrateStep()
+            accounts!.remove(at: position, account: account, lastAccount: records[last].listingAccount!)
+        }
         if position != last {
             index.move(tag: Self.tag(of: records[last].key), from: last, to: position)
             records.swapAt(position, last)

@@ -36,8 +36,46 @@ struct TableIndex: Sendable {
     private var migrated = 0
     /// The buckets of the next growth, made ahead of need (``prepareGrowth(to:)``).
     private var nextBuckets: BufferPreparation<BucketBuffer>?
+    /// The count of entries at which the next growth is prepared (``preparationFill`` of the buckets),
+    /// kept so that an insert compares integers rather than multiplying.
+    private var preparationPoint = 0
+
+    /// The index grows once it is this full…
+    private static var maximumFill: Double { 0.8 }
+    /// …by this factor.
+    private static var growthFactor: Double { 1.25 }
+    private static var minimumBuckets: Int { 16 }
+    /// Half way from the fill after a growth to the next growth, the next index is made ahead of need.
+    private static var preparationFill: Double { 0.72 }
 
     init() {}
+
+    /// The size the index grows to from `bucketCount` buckets.
+    private static func grownBucketCount(_ bucketCount: Int) -> Int {
+        Swift.max(minimumBuckets, Int((Double(bucketCount) * growthFactor).rounded(.up)))
+    }
+
+    /// Before the insert that makes the index hold `entries` entries: grows it, by a quarter, if that
+    /// would fill it past 80 % — so it stays 64 % to 80 % full — or asks for its next growth to be made
+    /// ahead of need half way there.
+    mutating func makeRoom(forEntries entries: Int) {
+        if Double(entries) > Double(bucketCount) * Self.maximumFill {
+            let needed = Int(Double(entries) / Self.maximumFill) + 1
+            grow(to: Swift.max(Self.grownBucketCount(bucketCount), needed), incrementally: true)
+            preparationPoint = Int(Double(bucketCount) * Self.preparationFill)
+        } else if entries == preparationPoint {
+            prepareGrowth(to: Self.grownBucketCount(bucketCount))
+        }
+    }
+
+    /// Grows the index at once, resident, so that it holds `entries` entries without growing again.
+    mutating func reserve(entries: Int) {
+        let needed = Int((Double(entries) / Self.maximumFill).rounded(.up)) + 1
+        if needed > bucketCount {
+            grow(to: needed, incrementally: false)
+            preparationPoint = Int(Double(bucketCount) * Self.preparationFill)
+        }
+    }
 
     /// Buckets in the index being filled.
     var bucketCount: Int { current?.count ?? 0 }

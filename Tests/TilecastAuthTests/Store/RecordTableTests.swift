@@ -25,6 +25,16 @@ struct RecordTableTests {
         var expiresAt: Date
     }
 
+    /// A record its table lists by account.
+    struct ListedItem: TableRecord, Equatable {
+        var key: Item.Key
+        var account: AccountID
+        var expiresAt: Date
+
+        var listingAccount: AccountID? { account }
+        static var isListedByAccount: Bool { true }
+    }
+
     /// A small deterministic generator, so that a failure can be replayed from its seed.
     struct Generator {
         var state: UInt64
@@ -92,6 +102,68 @@ struct RecordTableTests {
         for id in 600..<700 {
             #expect(table[Item.Key(id: id, group: id % groups)] == nil)
         }
+    }
+
+    @Test(
+        "Each account's list holds exactly its records through random inserts, removals and sweeps",
+        arguments: [1, 3, 50, 5_000]
+    )
+    func listsByAccountAgreeWithTheRecords(accounts: Int) async {
+        var generator = Generator(state: UInt64(accounts) &* 31)
+        var table = RecordTable<ListedItem>()
+        var model: [Item.Key: ListedItem] = [:]
+        var now = Self.base
+        var mismatches = 0
+        func account(_ number: Int) -> AccountID { AccountID(rawValue: "account-\(number)") }
+        func check() {
+            for number in 0..<min(accounts, 60) {
+                let positions = table.positions(of: account(number))
+                let listed = positions.map { table[position: $0] }
+                let expected = model.values.filter { $0.account == account(number) }
+                if Set(positions).count != positions.count || listed.count != expected.count
+                    || Set(listed.map(\.key)) != Set(expected.map(\.key))
+                    || listed.contains(where: { $0.account != account(number) })
+                {
+                    mismatches += 1
+                }
+            }
+        }
+        for step in 0..<20_000 {
+            if step % 500 == 0 { await Task.yield() }
+            let id = generator.next(800)
+            let key = Item.Key(id: id, group: id % 7)
+            switch generator.next(10) {
+            case 0..<5:
+                // A record's account follows from its key, as a grant's or a code's never changes.
+                let item = ListedItem(
+                    key: key,
+                    account: account(id % accounts),
+                    expiresAt: now.addingTimeInterval(Double(generator.next(50)))
+                )
+                table.upsert(item, dueAt: item.expiresAt)
+                model[key] = item
+            case 5..<8:
+                if table.remove(key) != model.removeValue(forKey: key) { mismatches += 1 }
+            case 8:
+                now = now.addingTimeInterval(Double(generator.next(3)) + 0.5)
+                _ = table.sweep(at: now, budget: generator.next(40)) { $0.expiresAt <= now }
+                let remaining = Set(table.records.map(\.key))
+                for key in model.keys where !remaining.contains(key) {
+                    model[key] = nil
+                }
+            default:
+                break
+            }
+            if step % 97 == 0 { check() }
+        }
+        check()
+        #expect(mismatches == 0)
+        #expect(table.positions(of: AccountID(rawValue: "nobody")).isEmpty)
+        // Emptied, every list is gone.
+        for key in Array(model.keys) {
+            table.remove(key)
+        }
+        #expect((0..<min(accounts, 60)).allSatisfy { table.positions(of: account($0)).isEmpty })
     }
 
     @Test("A sweep with a budget of the whole table, from the start, removes exactly the due records")
