@@ -49,7 +49,7 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     ///
     /// The reserved memory is also made resident here, page by page, rather than by the first write to
     /// each page: that write would wait inside the lock while the kernel — and on a virtual machine often
-    /// the host — backs the page. So the process holds the reserved size from the start (about 0.86 KB per
+    /// the host — backs the page. So the process holds the reserved size from the start (about 0.91 KB per
     /// expected grant), and creating the store takes the time the writes would otherwise have spent
     /// waiting: on the CI machine, a virtual machine whose host backs each page on first touch, 0.3–0.6 s
     /// for 100,000 grants and 7–8 s for 10⁶ (`Docs/Performance.md`, "Single writes"). The reservation
@@ -149,8 +149,9 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         storage.withLock { $0.revokeGrant(id, reason: reason, at: now) }
     }
 
-    /// Revokes every live grant of an account and removes its unredeemed codes. This scans all grants and
-    /// codes, under the lock: it serves password changes and suspensions, not the request path.
+    /// Revokes every live grant of an account and removes its unredeemed codes. It reads the account's
+    /// own grants and codes only, through the tables' lists by account: its cost, under the lock, is what
+    /// the account holds, not the store's size.
     public func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant] {
         storage.withLock { $0.revokeGrants(of: account, reason: reason, at: now) }
     }

@@ -11,7 +11,8 @@ protocol TableRecord: Sendable {
     associatedtype Key: TableKey
     var key: Key { get }
     /// The account by which the table lists its records (``RecordTable/positions(of:)``), for a kind of
-    /// record whose table does (``isListedByAccount``). A record's account never changes.
+    /// record whose table does (``isListedByAccount``). A record replaced by one of another account moves
+    /// to that account's list.
     var listingAccount: AccountID? { get }
     /// Whether a table of these records lists them by account.
     static var isListedByAccount: Bool { get }
@@ -148,7 +149,12 @@ struct RecordTable<Record: TableRecord>: Sendable {
         index.migrateStep()
         accounts?.migrateStep()
         if let position = position(of: record.key) {
-            assert(records[position].listingAccount == record.listingAccount, "a record's account never changes")
+            guard accounts == nil || records[position].listingAccount == record.listingAccount else {
+                // Of another account — the store never does this, but a hand-built snapshot or a reused
+                // id can: out of the old account's list, and added again below, into the new one's.
+                remove(at: position)
+                return upsert(record, dueAt: dueAt)
+            }
             records[position] = record
             dueSeconds[position] = Self.wholeSeconds(dueAt)
             return

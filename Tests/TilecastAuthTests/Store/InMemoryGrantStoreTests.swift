@@ -255,6 +255,32 @@ extension InMemoryGrantStoreTests {
         #expect(store.snapshot() == before)
     }
 
+    /// A snapshot may file a grant under the key of another (it is a dictionary a caller can build): the
+    /// grant stored is the later one, and its account's operations find it (found by review: it stayed in
+    /// the first grant's account's list, so sign-out everywhere missed it and a sweep stopped the process).
+    @Test("A snapshot that files one account's grant under another's id leaves it to its own account")
+    func snapshotFilingAGrantUnderAnothersID() async throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let shared = GrantID(rawValue: UUID())
+        var alices = Self.bareGrant(shared, createdAt: now, lifetime: 3_600)
+        alices.grant.account = "alice"
+        var bobs = Self.bareGrant(GrantID(rawValue: UUID()), createdAt: now, lifetime: 3_600)
+        bobs.grant.account = "bob"
+        bobs.grant.id = shared
+        var snapshot = InMemoryGrantStore(clients: Harness.clients).snapshot()
+        snapshot.grants[GrantID(rawValue: UUID())] = alices.grant
+        snapshot.grants[GrantID(rawValue: UUID())] = bobs.grant
+        let store = InMemoryGrantStore(clients: Harness.clients, snapshot: snapshot)
+        let held = try #require(try await store.grant(shared))
+        let other: AccountID = held.account == "alice" ? "bob" : "alice"
+        #expect(try await store.grants(of: held.account).map(\.id) == [shared])
+        #expect(try await store.grants(of: other).isEmpty)
+        #expect(try await store.revokeGrants(of: held.account, reason: .signedOut, at: now).map(\.id) == [shared])
+        #expect(try await store.grant(shared)?.revocation != nil)
+        _ = try await store.removeExpired(at: now.addingTimeInterval(7_200))
+        #expect(try await store.grant(shared) == nil)
+    }
+
     /// A grant of `Harness.account` with no token and no session.
     static func bareGrant(_ id: GrantID, createdAt: Date, lifetime: TimeInterval) -> GrantIssuance {
         GrantIssuance(

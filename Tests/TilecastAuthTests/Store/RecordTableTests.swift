@@ -166,6 +166,24 @@ struct RecordTableTests {
         #expect((0..<min(accounts, 60)).allSatisfy { table.positions(of: account($0)).isEmpty })
     }
 
+    /// A store never changes a record's account, but a hand-built snapshot or a reused id can file a
+    /// record of one account under the key of another's (found by review: the record stayed in the old
+    /// account's list, so `revokeGrants(of:)` missed it and the next sweep stopped the process).
+    @Test("A replacement of another account moves the record to that account's list")
+    func replacementOfAnotherAccountMovesTheRecord() {
+        var table = RecordTable<ListedItem>()
+        let (alice, bob) = (AccountID(rawValue: "alice"), AccountID(rawValue: "bob"))
+        let key = Item.Key(id: 1, group: 1)
+        table.upsert(ListedItem(key: Item.Key(id: 0, group: 0), account: alice, expiresAt: Self.base), dueAt: Self.base)
+        table.upsert(ListedItem(key: key, account: alice, expiresAt: Self.base), dueAt: Self.base)
+        table.upsert(ListedItem(key: key, account: bob, expiresAt: Self.base), dueAt: Self.base)
+        #expect(table.positions(of: alice).map { table[position: $0].key } == [Item.Key(id: 0, group: 0)])
+        #expect(table.positions(of: bob).map { table[position: $0].key } == [key])
+        #expect(table[key]?.account == bob)
+        #expect(table.sweep(at: Self.base, budget: .max) { _ in true } == 2)
+        #expect(table.positions(of: alice).isEmpty && table.positions(of: bob).isEmpty)
+    }
+
     @Test("A sweep with a budget of the whole table, from the start, removes exactly the due records")
     func fullSweep() {
         var table = RecordTable<Item>()
