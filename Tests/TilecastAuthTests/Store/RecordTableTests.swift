@@ -688,15 +688,21 @@ extension RecordTableTests {
 }
 
 extension RecordTableTests {
+    /// An array of chunks of 128 holding 0 to `count - 1`, with what it asked to be prepared made.
+    static func settledArray(holding count: Int) async throws -> ChunkedArray<UInt32> {
+        var array = ChunkedArray<UInt32>(chunkLength: 128)
+        for value in 0..<count {
+            array.append(UInt32(value))
+        }
+        try await waitForPreparations { array.isPreparationSettled }
+        return array
+    }
+
     @Test("A copy written in a later chunk leaves its first chunk where it is and the next chunk's buffer alone")
     func copyWrittenInLaterChunkLeavesFirstChunk() async throws {
         // Swift copies the written chunk at its count plus the allocator's slack; the copy's next look at
         // what to prepare came before that chunk was full, and took it for a growing first chunk.
-        var original = ChunkedArray<UInt32>(chunkLength: 128)
-        for value in 0..<191 {
-            original.append(UInt32(value))
-        }
-        try await Self.waitForPreparations { original.isPreparationSettled }
+        var original = try await Self.settledArray(holding: 191)
         var copy = original
         copy[190] = 7
         original.append(191)
@@ -723,11 +729,7 @@ extension RecordTableTests {
     @Test("A copy written in its first chunk makes its own preparations and leaves the original's to it")
     func copyLeavesTheOriginalsPreparation() async throws {
         // Half way through its first chunk, at full length, the original asks for its next chunk.
-        var original = ChunkedArray<UInt32>(chunkLength: 128)
-        for value in 0..<100 {
-            original.append(UInt32(value))
-        }
-        try await Self.waitForPreparations { original.isPreparationSettled }
+        var original = try await Self.settledArray(holding: 100)
         // The copy's first chunk is copied at its count, and grows back to a chunk's length: a buffer of the
         // size the original's preparation holds.
         var copy = original
