@@ -126,5 +126,10 @@ final class BufferPreparation<Buffer: Sendable>: Sendable {
     var isSettled: Bool { slot.withLock { $0.unfinished == 0 } }
 }
 
+/// What tells a value holding a ``BufferPreparation`` — a ``ChunkedArray``, a ``TableIndex`` — whether a
+/// copy of it shares the preparation: nothing else refers to it. The preparation itself cannot tell, as
+/// its job holds it too while it runs.
+final class PreparationOwner: Sendable {}
+
 /// The one queue every ``BufferPreparation`` runs on.
 private let preparationQueue = DispatchQueue(label: "TilecastAuth.InMemoryGrantStore.preparation", qos: .utility)

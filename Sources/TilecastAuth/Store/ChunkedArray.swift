@@ -281,6 +281,3 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         self[second] = held
     }
 }
-
-/// What tells a ``ChunkedArray`` whether a copy shares its preparation: nothing else refers to it.
-private final class PreparationOwner: Sendable {}

@@ -36,6 +36,10 @@ struct TableIndex: Sendable {
     private var migrated = 0
     /// The buckets of the next growth, made ahead of need (``prepareGrowth(to:)``).
     private var nextBuckets: BufferPreparation<BucketBuffer>?
+    /// Held by this index alone, and by its copies until one asks for or takes prepared buckets: then that
+    /// one makes a preparation of its own (``ownPreparation()``), so that a copy never takes — or gives up —
+    /// the buckets made for the index it was copied from.
+    private var preparationOwner = PreparationOwner()
     /// The count of entries at which the next growth is prepared (``preparationFill`` of the buckets),
     /// kept so that an insert compares integers rather than multiplying.
     private var preparationPoint = 0
@@ -152,6 +156,7 @@ struct TableIndex: Sendable {
         finishMigration()
         // Buckets made ahead of need are resident already, as a reservation's must be. Any of another size,
         // or still being made, are given up: the next growth is larger.
+        ownPreparation()
         let prepared = nextBuckets?.take(size: bucketCount, abandoningLate: true)
         let grown = prepared ?? BucketBuffer(count: bucketCount, populated: !incrementally)
         retiring = current
@@ -169,10 +174,19 @@ struct TableIndex: Sendable {
     /// its growth was never measured to wait.
     mutating func prepareGrowth(to bucketCount: Int) {
         guard bucketCount * MemoryLayout<UInt64>.stride >= LargeBuffers.adviceThreshold else { return }
+        ownPreparation()
         if nextBuckets == nil {
             nextBuckets = BufferPreparation()
         }
         nextBuckets!.prepare(size: bucketCount) { BucketBuffer(count: bucketCount, populated: true) }
+    }
+
+    /// Makes the preparation this index's own, if a copy shares it: a new, empty one, for the copy and the
+    /// original alike, whichever asks first.
+    private mutating func ownPreparation() {
+        guard !isKnownUniquelyReferenced(&preparationOwner) else { return }
+        preparationOwner = PreparationOwner()
+        nextBuckets = nil
     }
 
     /// Whether no buckets are being prepared: for tests, which wait until they are ready.

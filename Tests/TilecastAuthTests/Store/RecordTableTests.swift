@@ -746,3 +746,42 @@ extension RecordTableTests {
         #expect((0..<129).allSatisfy { original[$0] == UInt32($0) })
     }
 }
+
+extension RecordTableTests {
+    @Test("A copy of an index that grows makes its own buckets and leaves the ones made for the original to it")
+    func indexCopyLeavesTheOriginalsPreparation() async throws {
+        // Reserved at a size whose next growth is large enough to be made ahead of need.
+        var original = TableIndex()
+        original.reserve(entries: 400_000)
+        let tag = { (entry: Int) in UInt32(truncatingIfNeeded: entry &* 2_654_435_761) }
+        var entries = 0
+        func insert(into index: inout TableIndex, until count: Int) {
+            while entries < count {
+                index.makeRoom(forEntries: entries + 1)
+                index.insert(tag: tag(entries), position: entries)
+                index.migrateStep()
+                entries += 1
+            }
+        }
+        // Through the point at which the next growth is asked for.
+        insert(into: &original, until: Int(Double(original.bucketCount) * 0.75))
+        do {
+            // A copy while it waits, gone before the copy below: a third holder would keep both from owning it.
+            let waiting = original
+            try await Self.waitForPreparations { waiting.isPreparationSettled }
+        }
+        let bucketsBefore = original.bucketCount
+        let shared = entries
+        var copy = original
+        insert(into: &copy, until: Int(Double(bucketsBefore) * 0.85))
+        #expect(copy.bucketCount > bucketsBefore, "the copy grew")
+        #expect(original.preparedBuffersTaken == 0, "the copy took the buckets made for the original")
+        entries = shared
+        insert(into: &original, until: Int(Double(bucketsBefore) * 0.85))
+        #expect(original.bucketCount == copy.bucketCount)
+        #expect(original.preparedBuffersTaken == 1, "the original's growth was not onto the buckets made for it")
+        let final = entries
+        #expect((0..<final).allSatisfy { entry in copy.position(tag: tag(entry)) { $0 == entry } == entry })
+        #expect((0..<final).allSatisfy { entry in original.position(tag: tag(entry)) { $0 == entry } == entry })
+    }
+}
