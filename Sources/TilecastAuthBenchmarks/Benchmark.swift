@@ -19,6 +19,9 @@ public struct Benchmark: Sendable {
         public var parallel = true
         /// The numbers of concurrent callers measured when `parallel` is set.
         public var parallelCallers = [2]
+        /// Concurrent callers of every operation at every store size: 1, but for profiling one operation
+        /// with several (`--only OP --callers N`).
+        public var callers = 1
         /// The store the engine runs on.
         public var store = BenchmarkStore.memory
 
@@ -57,7 +60,7 @@ public struct Benchmark: Sendable {
         var cases: [(operation: BenchmarkOperation, size: Int, callers: Int)] = []
         for size in options.liveGrants {
             for operation in options.operations {
-                cases.append((operation, size, 1))
+                cases.append((operation, size, options.callers))
             }
         }
         if options.parallel, let size = options.liveGrants.first {

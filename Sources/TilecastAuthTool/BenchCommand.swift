@@ -21,6 +21,7 @@ struct BenchCommand: Subcommand {
                             shared/bench/run-peers, on PostgreSQL shared/bench/run-peers-postgres (on the
                             same server, with the same numbers of callers)
           --only OP         measure only this operation, with one caller (for profiling)
+          --callers N       with --only: with N concurrent callers instead
           --store postgres  run on PostgresGrantStore and PostgresRateLimiter, in a throwaway schema of
                             the database at --database-url, with 1, 2 and 8 callers; adds round trips
                             and statements per operation (statements need pg_stat_statements preloaded
@@ -47,6 +48,7 @@ struct BenchCommand: Subcommand {
         var operationsPerRun: Int?
         var liveGrants: [Int]?
         var only: BenchmarkOperation?
+        var callers: Int?
         var storeName = "memory"
         var databaseURL: String?
         var remaining = arguments[...]
@@ -83,6 +85,9 @@ struct BenchCommand: Subcommand {
                     )
                 }
                 only = operation
+            case "--callers":
+                guard let count = Int(value), count > 0 else { throw UsageError("--callers needs a positive number") }
+                callers = count
             case "--store":
                 guard value == "memory" || value == "postgres" else {
                     throw UsageError("--store takes memory or postgres")
@@ -115,7 +120,10 @@ struct BenchCommand: Subcommand {
         if let only {
             options.operations = [only]
             options.parallel = false
+            options.callers = callers ?? 1
             self.only = true
+        } else if callers != nil {
+            throw UsageError("--callers goes with --only")
         }
     }
 
