@@ -121,10 +121,12 @@ public final class PostgresGrantStore: GrantStore, Sendable {
                 var appliedNow: [Int] = []
                 for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
                     try connection.execute(script: PostgresSchema.sql(migration, schema: quoted))
+                    // A SQL string literal: a quote in the summary (migration 6 has one) is doubled.
+                    let summary = "'" + migration.summary.replacingOccurrences(of: "'", with: "''") + "'"
                     let record =
                         migration.version >= PostgresSchema.compatibilityRecordedFrom
-                        ? "(version, summary, oldest_compatible) VALUES (\(migration.version), '\(migration.summary)', \(migration.oldestCompatible))"
-                        : "(version, summary) VALUES (\(migration.version), '\(migration.summary)')"
+                        ? "(version, summary, oldest_compatible) VALUES (\(migration.version), \(summary), \(migration.oldestCompatible))"
+                        : "(version, summary) VALUES (\(migration.version), \(summary))"
                     try connection.execute(script: "INSERT INTO \(quoted).schema_migrations \(record)")
                     appliedNow.append(migration.version)
                 }
@@ -268,6 +270,39 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         let outcome = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             try Self.single(try connection.execute(statement, parameters)).int2(0)
         }
+        return try await rotation(outcome, of: presented, from: statement)
+    }
+
+    /// Rotates and starts the session in one transaction and one round trip (the function
+    /// `rotate_refresh_token_starting_session`, migration 6): never `nil`.
+    public func rotateRefreshToken(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        startingSession session: StudioSession,
+        at now: Date
+    ) async throws -> RefreshRotation? {
+        let parameters: [PostgresValue] = [
+            .digest(presented), .digest(current), .date(now),
+            .digest(successor.digest), .grant(successor.grant), .date(successor.issuedAt), .date(successor.expiresAt),
+            .digest(accessToken.digest), .grant(accessToken.grant), .date(accessToken.issuedAt),
+            .date(accessToken.expiresAt),
+            .digest(session.digest), .grant(session.grant), .date(session.startedAt), .date(session.expiresAt),
+        ]
+        let statement = statements.rotateRefreshTokenStartingSession
+        let outcome = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+            try Self.single(try connection.execute(statement, parameters)).int2(0)
+        }
+        return try await rotation(outcome, of: presented, from: statement)
+    }
+
+    /// The outcome of a rotation function: 0 rotated, 1 no such token, 2 grant not live, 3 superseded.
+    private func rotation(
+        _ outcome: Int16,
+        of presented: SecretDigest,
+        from statement: PostgresStatement
+    ) async throws -> RefreshRotation {
         switch outcome {
         case 0:
             return .rotated
@@ -280,7 +315,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             guard let lookup = try await lookUpRefreshToken(presented) else { return .notFound }
             return .superseded(current: lookup)
         default:
-            throw PostgresError(.unexpectedResult, message: "rotate_refresh_token: an unknown outcome")
+            throw PostgresError(.unexpectedResult, message: "\(statement.name): an unknown outcome")
         }
     }
 

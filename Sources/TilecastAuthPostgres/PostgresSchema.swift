@@ -71,6 +71,12 @@ enum PostgresSchema {
             sql: version5,
             oldestCompatible: 4
         ),
+        Migration(
+            version: 6,
+            summary: "a refresh's rotation and the Studio session it starts in one call",
+            sql: version6,
+            oldestCompatible: 4
+        ),
     ]
 
     /// A migration applied to a database, as `schema_migrations` records it.
@@ -857,6 +863,47 @@ enum PostgresSchema {
                 FOR UPDATE SKIP LOCKED));
             GET DIAGNOSTICS v_count = ROW_COUNT;
             RETURN v_count;
+        END $$;
+        """
+
+    /// Version 6: `rotate_refresh_token_starting_session`, a refresh's rotation and the Studio session it
+    /// starts in one transaction (`GrantStore.rotateRefreshToken(_:replacing:successor:accessToken:startingSession:at:)`).
+    ///
+    /// A refresh with `studio_session: true` was two calls, `rotate_refresh_token` then `replace_session`:
+    /// two round trips and two commits, each waiting for the WAL flush. This function makes the same two
+    /// calls in one: the session starts only if the rotation rotated, with the grant's row still locked by
+    /// it, so the grant is live and the session starts. Its outcomes are `rotate_refresh_token`'s. A session
+    /// for another grant than the successor's is an error, raised before anything is written.
+    ///
+    /// It only adds a function, so versions 4 and 5 keep working.
+    private static let version6 = """
+        CREATE FUNCTION {schema}.rotate_refresh_token_starting_session(
+            p_presented bytea, p_current bytea, p_now float8,
+            p_successor bytea, p_successor_grant uuid, p_successor_issued float8, p_successor_expires float8,
+            p_access bytea, p_access_grant uuid, p_access_issued float8, p_access_expires float8,
+            p_session bytea, p_session_grant uuid, p_session_started float8, p_session_expires float8
+        ) RETURNS smallint LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        DECLARE
+            v_outcome smallint;
+            v_session smallint;
+        BEGIN
+            IF p_session_grant IS DISTINCT FROM p_successor_grant THEN
+                RAISE EXCEPTION 'rotate_refresh_token_starting_session: a session for another grant';
+            END IF;
+            v_outcome := {schema}.rotate_refresh_token(
+                p_presented, p_current, p_now,
+                p_successor, p_successor_grant, p_successor_issued, p_successor_expires,
+                p_access, p_access_grant, p_access_issued, p_access_expires);
+            IF v_outcome <> 0 THEN
+                RETURN v_outcome;
+            END IF;
+            SELECT r.outcome INTO v_session FROM {schema}.replace_session(
+                p_session_grant, p_now, p_session, p_session_grant, p_session_started, p_session_expires) r;
+            IF v_session IS DISTINCT FROM 0 THEN
+                -- The rotation holds the grant's row and found it live: this cannot happen.
+                RAISE EXCEPTION 'rotate_refresh_token_starting_session: the grant stopped being live';
+            END IF;
+            RETURN 0;
         END $$;
         """
 }

@@ -18,6 +18,7 @@ struct PostgresStatements: Sendable {
     let createGrant: PostgresStatement
     let refreshToken: PostgresStatement
     let rotateRefreshToken: PostgresStatement
+    let rotateRefreshTokenStartingSession: PostgresStatement
     let replaceSession: PostgresStatement
     let revokeGrant: PostgresStatement
     let revokeGrants: PostgresStatement
@@ -76,6 +77,13 @@ struct PostgresStatements: Sendable {
         rotateRefreshToken = statement(
             "rotate_refresh_token",
             "SELECT \(s).rotate_refresh_token($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)"
+        )
+        rotateRefreshTokenStartingSession = statement(
+            "rotate_refresh_token_starting_session",
+            """
+            SELECT \(s).rotate_refresh_token_starting_session($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13,
+                $14, $15)
+            """
         )
         replaceSession = statement(
             "replace_session",

@@ -32,10 +32,16 @@ public final class FaultInjectingStore: GrantStore, Sendable {
 
     /// The wrapped store.
     public let base: any GrantStore
+    /// Whether this store answers `nil` to every rotation that starts a session, as a store that starts
+    /// sessions separately does, whatever the wrapped store would answer.
+    public let startsSessionsSeparately: Bool
     private let state = LockedValue(State())
 
-    public init(_ base: any GrantStore) {
+    /// Wraps `base`; with `startsSessionsSeparately`, as a store without a rotation that starts a session
+    /// (``rotateRefreshToken(_:replacing:successor:accessToken:startingSession:at:)`` answers `nil`).
+    public init(_ base: any GrantStore, startsSessionsSeparately: Bool = false) {
         self.base = base
+        self.startsSessionsSeparately = startsSessionsSeparately
     }
 
     /// Makes the next call of `operation` throw.
@@ -130,6 +136,32 @@ public final class FaultInjectingStore: GrantStore, Sendable {
             replacing: current,
             successor: successor,
             accessToken: accessToken,
+            at: now
+        )
+    }
+
+    /// The wrapped store's rotation that starts the session with it, failing as a rotation does — or
+    /// `nil` while a failure of ``Operation/replaceSession`` is waiting: then the engine rotates and
+    /// starts the session in two calls, and the session start fails where a test asked for it.
+    public func rotateRefreshToken(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        startingSession session: StudioSession,
+        at now: Date
+    ) async throws -> RefreshRotation? {
+        guard !startsSessionsSeparately, !state.withLock({ $0.failNext.contains { $0.contains(.replaceSession) } })
+        else {
+            return nil
+        }
+        try enter(.rotateRefreshToken)
+        return try await base.rotateRefreshToken(
+            presented,
+            replacing: current,
+            successor: successor,
+            accessToken: accessToken,
+            startingSession: session,
             at: now
         )
     }

@@ -88,6 +88,31 @@ extension AuthEngine {
                     action = failed(.rotateRefreshToken, error, &machine)
                 }
 
+            case .rotateRefreshTokenStartingSession(
+                let presented,
+                let current,
+                let successor,
+                let accessToken,
+                let session
+            ):
+                do {
+                    let outcome = try await store.rotateRefreshToken(
+                        presented,
+                        replacing: current,
+                        successor: successor,
+                        accessToken: accessToken,
+                        startingSession: session,
+                        at: now
+                    )
+                    if outcome == .rotated {
+                        observer.observe(.refreshTokenRotated(grant: successor.grant))
+                        observer.observe(.sessionStarted(grant: session.grant))
+                    }
+                    action = machine.refreshTokenRotatedStartingSession(outcome)
+                } catch {
+                    action = failed(.rotateRefreshToken, error, &machine)
+                }
+
             case .replaceSession(let session):
                 do {
                     let outcome = try await store.replaceSession(of: session.grant, with: session, at: now)

@@ -93,12 +93,76 @@ extension ExchangeStateMachine {
         )
         let minted = MintedRotation.mint(session: attempt.studioSession, using: randomSource)
         state = .rotatingRefreshToken(attempt, plan, minted)
-        return .rotateRefreshToken(
+        if let session = minted.session {
+            // The session first asked to start with the rotation, in one operation of the store.
+            return .rotateRefreshTokenStartingSession(
+                presented: plan.presented,
+                current: plan.current,
+                successor: plan.successor(minted),
+                accessToken: plan.accessToken(minted),
+                session: sessionPlan(for: grant).session(session)
+            )
+        }
+        return plainRotation(plan, minted)
+    }
+
+    /// The rotation alone, of what was planned and minted.
+    private func plainRotation(_ plan: RotationPlan, _ minted: MintedRotation) -> Action {
+        .rotateRefreshToken(
             presented: plan.presented,
             current: plan.current,
             successor: plan.successor(minted),
             accessToken: plan.accessToken(minted)
         )
+    }
+
+    /// The Studio session a refresh of `grant` starts: it ends with the grant at the latest.
+    private func sessionPlan(for grant: Grant) -> SessionPlan {
+        SessionPlan(
+            grant: grant.id,
+            now: now,
+            expiresAt: expiry(after: configuration.lifetimes.studioSession, cappedAt: grant.expiresAt)
+        )
+    }
+
+    /// The store ran the rotation that starts the Studio session with it — or answered `nil`, as a
+    /// store that starts sessions separately does, having written nothing: then the rotation alone is
+    /// asked for, and the session follows it (``refreshTokenRotated(_:)``).
+    mutating func refreshTokenRotatedStartingSession(_ outcome: RefreshRotation?) -> Action {
+        guard case .rotatingRefreshToken(let attempt, let plan, let minted) = state, let session = minted.session
+        else {
+            preconditionFailure("refreshTokenRotatedStartingSession(_:) called in \(state)")
+        }
+        guard let outcome else { return plainRotation(plan, minted) }
+        guard outcome == .rotated else { return refreshTokenRotated(outcome) }
+        state = .finished
+        return .respond(
+            .success(
+                credential: credential(of: attempt, plan, minted),
+                cookie: cookie(of: session, sessionPlan(for: attempt.lookup.grant))
+            )
+        )
+    }
+
+    /// The credential a rotation issued.
+    private func credential(
+        of attempt: RefreshAttempt,
+        _ plan: RotationPlan,
+        _ minted: MintedRotation
+    )
+        -> IssuedCredential
+    {
+        IssuedCredential(
+            accessToken: minted.accessToken,
+            expiresIn: secondsUntil(plan.accessTokenExpiresAt),
+            refreshToken: minted.refreshToken,
+            scope: attempt.lookup.grant.scope
+        )
+    }
+
+    /// The cookie of a Studio session that started.
+    private func cookie(of session: OpaqueToken, _ plan: SessionPlan) -> SessionCookie {
+        SessionCookie(session: session, maxAge: secondsUntil(plan.expiresAt), configuration: configuration.cookie)
     }
 
     /// The rotation ran.
@@ -113,21 +177,12 @@ extension ExchangeStateMachine {
         let grant = attempt.lookup.grant
         switch outcome {
         case .rotated:
-            let credential = IssuedCredential(
-                accessToken: minted.accessToken,
-                expiresIn: secondsUntil(plan.accessTokenExpiresAt),
-                refreshToken: minted.refreshToken,
-                scope: grant.scope
-            )
+            let credential = credential(of: attempt, plan, minted)
             guard attempt.studioSession, let session = minted.session else {
                 state = .finished
                 return .respond(.success(credential: credential, cookie: nil))
             }
-            let sessionPlan = SessionPlan(
-                grant: grant.id,
-                now: now,
-                expiresAt: expiry(after: configuration.lifetimes.studioSession, cappedAt: grant.expiresAt)
-            )
+            let sessionPlan = sessionPlan(for: grant)
             state = .replacingSession(credential, sessionPlan, session)
             return .replaceSession(sessionPlan.session(session))
         case .superseded(let lookup):
@@ -159,12 +214,7 @@ extension ExchangeStateMachine {
         state = .finished
         switch outcome {
         case .replaced:
-            let cookie = SessionCookie(
-                session: session,
-                maxAge: secondsUntil(plan.expiresAt),
-                configuration: configuration.cookie
-            )
-            return .respond(.success(credential: credential, cookie: cookie))
+            return .respond(.success(credential: credential, cookie: cookie(of: session, plan)))
         case .grantNotLive:
             return .respond(.success(credential: credential, cookie: nil))
         }

@@ -40,6 +40,7 @@ import Foundation
 ///        │                         rotateRefreshToken ──(superseded)──► re-evaluate (as loaded)
 ///        │                              │
 ///        │                              ├──(studio_session)── replaceSession ──(failed)──► 200, no cookie
+///        │                              │   (or both in one: rotateRefreshTokenStartingSession)
 ///        ▼                              ▼                           ▼
 ///   200 + cookie                   200, no cookie             200 + cookie
 /// ```
@@ -66,6 +67,15 @@ struct ExchangeStateMachine {
             current: SecretDigest,
             successor: RefreshToken,
             accessToken: AccessToken
+        )
+        /// Rotate as ``rotateRefreshToken(presented:current:successor:accessToken:)`` does and, with it,
+        /// store this session as the grant's only one — one atomic operation, where the store has it.
+        indirect case rotateRefreshTokenStartingSession(
+            presented: SecretDigest,
+            current: SecretDigest,
+            successor: RefreshToken,
+            accessToken: AccessToken,
+            session: StudioSession
         )
         /// Store this session as its grant's only one — one atomic operation.
         case replaceSession(StudioSession)

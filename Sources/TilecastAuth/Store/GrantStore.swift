@@ -104,6 +104,36 @@ public protocol GrantStore: Sendable {
         at now: Date
     ) async throws -> RefreshRotation
 
+    /// Rotates a grant's refresh token and starts its new Studio session — atomically — or answers `nil`
+    /// for a store that starts sessions separately.
+    ///
+    /// A refresh that asks for a Studio session (`studio_session: true`) calls this first. A store that
+    /// answers `nil` has written nothing. The engine then makes the two calls the default implementation
+    /// stands for: ``rotateRefreshToken(_:replacing:successor:accessToken:at:)`` and, if that rotated,
+    /// ``replaceSession(of:with:at:)``. Implementing it saves one of those operations per refresh: for a
+    /// database, a round trip and a commit.
+    ///
+    /// - Important: `session.grant` is the grant of `successor` and `accessToken`: the grant of the
+    ///   presented token. Refuse, write and answer as ``rotateRefreshToken(_:replacing:successor:accessToken:at:)``
+    ///   does. When that rotates, in the same atomic step also end the grant's current session (if any)
+    ///   so that it no longer authenticates, store `session`, and make it the grant's ``Grant/session``,
+    ///   as ``replaceSession(of:with:at:)`` does. The rotation found the grant live, so the session
+    ///   starts. Then answer `.rotated`. In every other answer, and when it throws, write nothing: the
+    ///   token is not rotated unless the session starts with it.
+    ///
+    /// With two calls, the session can fail to start after the rotation — a backend failure, or the grant
+    /// revoked in between — and the endpoint answers with the rotated credential, `authenticated: false`
+    /// and no cookie. With this operation either both happen or neither: a failure is a 503 with nothing
+    /// written, and the same refresh token works on the next attempt.
+    func rotateRefreshToken(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        startingSession session: StudioSession,
+        at now: Date
+    ) async throws -> RefreshRotation?
+
     /// Starts a grant's new Studio session, ending the one it replaces — atomically.
     ///
     /// - Important: If the grant exists, is not revoked and `now` is before its ``Grant/expiresAt``,
@@ -164,4 +194,19 @@ public protocol GrantStore: Sendable {
     /// A record may be removed once `now` is at or after its expiry — for a redeemed code, its grant's
     /// expiry. Removing an expired record must never change an answer the engine gives.
     func removeExpired(at now: Date) async throws -> Int
+}
+
+extension GrantStore {
+    /// Answers `nil`: this store starts a refresh's Studio session separately, with
+    /// ``replaceSession(of:with:at:)`` after ``rotateRefreshToken(_:replacing:successor:accessToken:at:)``.
+    public func rotateRefreshToken(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        startingSession session: StudioSession,
+        at now: Date
+    ) async throws -> RefreshRotation? {
+        nil
+    }
 }

@@ -140,10 +140,14 @@ struct InMemoryGrantStorage: Sendable {
         replacing current: SecretDigest,
         successor: RefreshToken,
         accessToken: AccessToken,
+        startingSession session: StudioSession? = nil,
         at now: Date
     ) -> RefreshRotation {
         refreshTokens.prefetch(successor.digest)
         accessTokens.prefetch(accessToken.digest)
+        if let session {
+            sessions.prefetch(session.digest)
+        }
         guard let presentedPosition = refreshTokens.position(of: presented),
             let grantPosition = grants.position(of: refreshTokens[position: presentedPosition].grant)
         else {
@@ -151,6 +155,8 @@ struct InMemoryGrantStorage: Sendable {
         }
         var presentedToken = refreshTokens[position: presentedPosition]
         let grant = grants[position: grantPosition]
+        // A session for another grant is a caller's mistake; refused before anything is written.
+        guard session.map({ $0.grant == grant.id }) ?? true else { return .notFound }
         guard grant.isLive(at: now) else { return .grantNotLive }
         guard grant.currentRefreshToken == current else {
             return .superseded(current: RefreshTokenLookup(token: presentedToken, grant: grant))
@@ -170,6 +176,9 @@ struct InMemoryGrantStorage: Sendable {
         refreshTokens.upsert(successor, dueAt: successor.expiresAt)
         accessTokens.upsert(accessToken, dueAt: accessToken.expiresAt)
         grants.modify(at: grantPosition) { $0.currentRefreshToken = successor.digest }
+        if let session {
+            startSession(session, ofGrantAt: grantPosition)
+        }
         sweep(at: now)
         return .rotated
     }
@@ -179,14 +188,22 @@ struct InMemoryGrantStorage: Sendable {
         guard let grantPosition = grants.position(of: grantID), grants[position: grantPosition].isLive(at: now) else {
             return .grantNotLive
         }
+        let previous = startSession(session, ofGrantAt: grantPosition)
+        sweep(at: now)
+        return .replaced(previous: previous)
+    }
+
+    /// Ends the session of the grant at `grantPosition`, if it has one, and makes `session` its session;
+    /// returns the digest of the session ended. The grant is live.
+    @discardableResult
+    private mutating func startSession(_ session: StudioSession, ofGrantAt grantPosition: Int) -> SecretDigest? {
         let previous = grants[position: grantPosition].session
         if let previous {
             sessions.remove(previous)
         }
         sessions.upsert(session, dueAt: session.expiresAt)
         grants.modify(at: grantPosition) { $0.session = session.digest }
-        sweep(at: now)
-        return .replaced(previous: previous)
+        return previous
     }
 
     mutating func revokeGrant(_ grantID: GrantID, reason: RevocationReason, at now: Date) -> GrantRevocation {

@@ -137,6 +137,27 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         }
     }
 
+    /// Rotates and starts the session in one critical section: never `nil`.
+    public func rotateRefreshToken(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        startingSession session: StudioSession,
+        at now: Date
+    ) async throws -> RefreshRotation? {
+        storage.withLock {
+            $0.rotateRefreshToken(
+                presented,
+                replacing: current,
+                successor: successor,
+                accessToken: accessToken,
+                startingSession: session,
+                at: now
+            )
+        }
+    }
+
     public func replaceSession(
         of grant: GrantID,
         with session: StudioSession,

@@ -24,6 +24,6 @@ public struct StoreConformanceCheck: Sendable, CustomStringConvertible {
 
     /// Every check of the kit.
     public static let all: [StoreConformanceCheck] =
-        codeChecks + rotationChecks + sessionChecks
+        codeChecks + rotationChecks + sessionChecks + sessionRotationChecks
         + revocationChecks + accountRevocationChecks + expiryChecks
 }

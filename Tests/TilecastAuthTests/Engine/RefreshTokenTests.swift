@@ -71,6 +71,42 @@ struct RefreshTokenTests {
         #expect(harness.memory.snapshot().sessions.count == 1)
     }
 
+    @Test(
+        "With studio_session the rotation and the session start are one operation of the store, or two of one that starts sessions separately",
+        arguments: [(false, 2), (true, 3)]
+    )
+    func rotationStartingSession(separately: Bool, storeCalls: Int) async throws {
+        let harness = try Harness(startsSessionsSeparately: separately)
+        let signIn = try await harness.signIn()
+        let callsBefore = harness.faults.callCount
+        let refreshed = await harness.refresh(try #require(signIn.refreshToken), studioSession: true)
+        // The token's lookup, then the rotation starting the session — or the rotation and the session's start.
+        #expect(harness.faults.callCount - callsBefore == storeCalls)
+        #expect(refreshed.status == 200)
+        #expect(refreshed.authenticated == true)
+        #expect(try await harness.sessionAuthenticates(refreshed.sessionID))
+        #expect(try await !harness.sessionAuthenticates(signIn.sessionID))
+        #expect(harness.observer.events.filter { $0.kind == .sessionStarted }.count == 2)
+        #expect(harness.observer.events.contains { $0.kind == .refreshTokenRotated })
+        #expect(await harness.refresh(try #require(refreshed.refreshToken), studioSession: true).authenticated == true)
+    }
+
+    @Test("A rotation starting a session that fails is a 503 that changes nothing: the same token works after")
+    func rotationStartingSessionFailure() async throws {
+        let harness = try Harness()
+        let signIn = try await harness.signIn()
+        let before = harness.memory.snapshot()
+        harness.faults.failNext(.rotateRefreshToken)
+        let failed = await harness.refresh(try #require(signIn.refreshToken), studioSession: true)
+        #expect(failed.status == 503)
+        #expect(failed.response.headers.count(of: "Set-Cookie") == 0)
+        #expect(harness.memory.snapshot() == before)
+        #expect(try await harness.sessionAuthenticates(signIn.sessionID))
+        let retried = await harness.refresh(try #require(signIn.refreshToken), studioSession: true)
+        #expect(retried.status == 200)
+        #expect(retried.authenticated == true)
+    }
+
     @Test("If the session cannot start, the rotated credential is still returned without a cookie")
     func sessionStartFailure() async throws {
         let harness = try Harness()

@@ -350,6 +350,83 @@ struct PostgresOperationsTests {
     /// of. Version 2's `create_grant` asked `account_revoked_since`, a `LANGUAGE sql` function with a `SET`
     /// clause: never inlined, and PostgreSQL 15 keeps no plan of a SQL function's statement between calls,
     /// so its `EXISTS` was planned for every grant created (found by a review).
+    @Test("A refresh's rotation and the Studio session it starts are one round trip, and roll back together")
+    func rotationStartingSessionIsOneRoundTrip() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients, maximumConnections: 1)
+        defer { store.close() }
+        let now = Date()
+        let (grant, token) = try await PostgresTestDatabase.createGrant(
+            in: store,
+            account: "account-one-trip",
+            at: now,
+            refreshTokenLifetime: 3600
+        )
+        let successor = PostgresTestDatabase.refreshToken(of: grant, at: now)
+        let session = StudioSession(
+            digest: OpaqueToken.mint(.studioSession, using: SystemRandomSource()).digest,
+            grant: grant,
+            startedAt: now,
+            expiresAt: now.addingTimeInterval(600)
+        )
+        let before = store.statistics.roundTrips
+        let outcome = try await store.rotateRefreshToken(
+            token.digest,
+            replacing: token.digest,
+            successor: successor,
+            accessToken: PostgresTestDatabase.accessToken(of: grant, at: now),
+            startingSession: session,
+            at: now
+        )
+        #expect(outcome == .rotated)
+        // The first call of a statement on a connection prepares it: one round trip more, once.
+        #expect(store.statistics.roundTrips - before <= 2)
+        let second = PostgresTestDatabase.refreshToken(of: grant, at: now)
+        let nextSession = StudioSession(
+            digest: OpaqueToken.mint(.studioSession, using: SystemRandomSource()).digest,
+            grant: grant,
+            startedAt: now,
+            expiresAt: now.addingTimeInterval(600)
+        )
+        let prepared = store.statistics.roundTrips
+        #expect(
+            try await store.rotateRefreshToken(
+                successor.digest,
+                replacing: successor.digest,
+                successor: second,
+                accessToken: PostgresTestDatabase.accessToken(of: grant, at: now),
+                startingSession: nextSession,
+                at: now
+            ) == .rotated
+        )
+        #expect(store.statistics.roundTrips - prepared == 1)
+        let lookup = try #require(try await store.session(nextSession.digest))
+        #expect(lookup.grant.session == nextSession.digest)
+        #expect(lookup.grant.currentRefreshToken == second.digest)
+        #expect(try await store.session(session.digest) == nil)
+
+        // A session for another grant is refused by the function before it writes: nothing rotates.
+        let stray = StudioSession(
+            digest: OpaqueToken.mint(.studioSession, using: SystemRandomSource()).digest,
+            grant: GrantID(rawValue: UUID()),
+            startedAt: now,
+            expiresAt: now.addingTimeInterval(600)
+        )
+        let third = PostgresTestDatabase.refreshToken(of: grant, at: now)
+        await #expect(throws: PostgresError.self) {
+            _ = try await store.rotateRefreshToken(
+                second.digest,
+                replacing: second.digest,
+                successor: third,
+                accessToken: PostgresTestDatabase.accessToken(of: grant, at: now),
+                startingSession: stray,
+                at: now
+            )
+        }
+        #expect(try await store.refreshToken(third.digest) == nil)
+        #expect(try await store.refreshToken(second.digest)?.grant.currentRefreshToken == second.digest)
+        #expect(try await store.session(stray.digest) == nil)
+    }
+
     @Test("Creating a grant runs its statements on the connection's cached plans")
     func grantCreationIsNotReplanned() async throws {
         let schema = PostgresTestDatabase.uniqueSchema()

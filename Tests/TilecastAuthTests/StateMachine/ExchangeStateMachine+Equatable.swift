@@ -14,11 +14,17 @@ extension ExchangeStateMachine.Action: Equatable {
         case (.redeemCode(let a, let issuanceA), .redeemCode(let b, let issuanceB)): a == b && issuanceA == issuanceB
         case (.rotateRefreshToken(let p1, let c1, let s1, let t1), .rotateRefreshToken(let p2, let c2, let s2, let t2)):
             p1 == p2 && c1 == c2 && s1 == s2 && t1 == t2
+        case (
+            .rotateRefreshTokenStartingSession(let p1, let c1, let s1, let t1, let session1),
+            .rotateRefreshTokenStartingSession(let p2, let c2, let s2, let t2, let session2)
+        ):
+            p1 == p2 && c1 == c2 && s1 == s2 && t1 == t2 && session1 == session2
         case (.replaceSession(let a), .replaceSession(let b)): a == b
         case (.revokeGrant(let a, let reasonA), .revokeGrant(let b, let reasonB)): a == b && reasonA == reasonB
         case (.respond(let a), .respond(let b)): a == b
         case (.admit, _), (.loadCode, _), (.loadRefreshToken, _), (.checkAccount, _), (.redeemCode, _),
-            (.rotateRefreshToken, _), (.replaceSession, _), (.revokeGrant, _), (.respond, _):
+            (.rotateRefreshToken, _), (.rotateRefreshTokenStartingSession, _), (.replaceSession, _), (.revokeGrant, _),
+            (.respond, _):
             false
         }
     }

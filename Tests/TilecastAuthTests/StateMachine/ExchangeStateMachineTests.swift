@@ -237,10 +237,13 @@ struct ExchangeStateMachineTests {
         #expect(strict.evaluate(revoked, presented: presented) == .refuse(.grantRevoked))
     }
 
-    /// A machine for a refresh of `token` (with a Studio session) that is waiting for its rotation.
+    /// A machine for a refresh of `token` (with a Studio session) that is waiting for its rotation: the
+    /// rotation alone, after a store that starts sessions separately answered `nil` to the rotation
+    /// starting the session (or, `together`, that one).
     private func rotating(
         _ token: OpaqueToken,
-        leeway: Duration = .zero
+        leeway: Duration = .zero,
+        together: Bool = false
     ) throws -> (ExchangeStateMachine, RefreshTokenLookup) {
         var machine = machine(
             body:
@@ -252,8 +255,23 @@ struct ExchangeStateMachineTests {
         var (found, _) = lookup(state: .active, current: token.digest)
         found.token.digest = token.digest
         #expect(machine.refreshTokenLoaded(found) == .checkAccount("a"))
-        guard case .rotateRefreshToken = machine.accountChecked(.active) else {
-            throw Failure("expected .rotateRefreshToken")
+        guard
+            case .rotateRefreshTokenStartingSession(let presented, let current, let successor, let access, _) =
+                machine.accountChecked(.active)
+        else {
+            throw Failure("expected .rotateRefreshTokenStartingSession")
+        }
+        if !together {
+            let alone = machine.refreshTokenRotatedStartingSession(nil)
+            #expect(
+                alone
+                    == .rotateRefreshToken(
+                        presented: presented,
+                        current: current,
+                        successor: successor,
+                        accessToken: access
+                    )
+            )
         }
         return (machine, found)
     }
@@ -286,10 +304,15 @@ struct ExchangeStateMachineTests {
             superseded.grant.currentRefreshToken = successor
             action = machine.refreshTokenRotated(.superseded(current: superseded))
             if generation < ExchangeStateMachine.maximumRotations - 1 {
-                guard case .rotateRefreshToken(_, let current, _, _) = action else {
+                // Asked with the session again; the store answers nil again, and the rotation comes alone.
+                guard case .rotateRefreshTokenStartingSession(_, let current, _, _, _) = action else {
                     throw Failure("expected another rotation")
                 }
                 #expect(current == successor)
+                guard case .rotateRefreshToken(_, current, _, _) = machine.refreshTokenRotatedStartingSession(nil)
+                else {
+                    throw Failure("expected the rotation alone")
+                }
             }
         }
         #expect(refusal(action) == .refreshTokenContended)
@@ -342,5 +365,70 @@ extension ExchangeStateMachineTests {
             MemoryLayout<ExchangeStateMachine.Action>.size <= 72,
             "\(MemoryLayout<ExchangeStateMachine.Action>.size)"
         )
+    }
+}
+
+extension ExchangeStateMachineTests {
+    @Test("A refresh with a session asks for the rotation and the session in one operation, and sets the cookie")
+    func rotationStartingSession() throws {
+        let random = SeededRandomSource()
+        var (machine, found) = try rotating(.mint(.refreshToken, using: random), together: true)
+        guard case .rotatingRefreshToken(_, let plan, let minted) = machine.state, let sessionID = minted.session else {
+            throw Failure("expected a rotation under way, with a session minted")
+        }
+        guard case .respond(.success(let credential, let cookie)) = machine.refreshTokenRotatedStartingSession(.rotated)
+        else {
+            throw Failure("expected a success")
+        }
+        #expect(credential?.refreshToken.digest == minted.refreshToken.digest)
+        #expect(credential?.accessToken.digest == minted.accessToken.digest)
+        #expect(credential?.expiresIn == Self.now.wholeSeconds(until: plan.accessTokenExpiresAt))
+        let expected = SessionCookie(
+            session: sessionID,
+            maxAge: Self.now.wholeSeconds(
+                until: Self.now.adding(EngineConfiguration().lifetimes.studioSession, cappedAt: found.grant.expiresAt)
+            ),
+            configuration: EngineConfiguration().cookie
+        )
+        #expect(cookie?.headerValue == expected.headerValue)
+    }
+
+    @Test("The rotation asked with a session stores the same records as the two operations it stands for")
+    func rotationStartingSessionMatchesTwoSteps() throws {
+        let token = OpaqueToken.mint(.refreshToken, using: SeededRandomSource())
+        // Two machines from the same seed mint the same secrets: one told that its store starts sessions
+        // separately, one not.
+        var (together, found) = try rotating(token, together: true)
+        var (separately, _) = try rotating(token)
+        guard case .rotatingRefreshToken(_, let plan, let minted) = together.state, let sessionID = minted.session
+        else {
+            throw Failure("expected a rotation under way")
+        }
+        let session = StudioSession(
+            digest: sessionID.digest,
+            grant: plan.grant,
+            startedAt: Self.now,
+            expiresAt: Self.now.adding(EngineConfiguration().lifetimes.studioSession, cappedAt: found.grant.expiresAt)
+        )
+        #expect(separately.refreshTokenRotated(.rotated) == .replaceSession(session))
+        #expect(
+            together.refreshTokenRotatedStartingSession(.rotated)
+                == separately.sessionReplaced(.replaced(previous: nil))
+        )
+    }
+
+    @Test(
+        "A rotation asked with a session that is refused refuses as a rotation alone does",
+        arguments: [(RefreshRotation.grantNotLive, RefusalReason.grantRevoked), (.notFound, .refreshTokenNotFound)]
+    )
+    func rotationStartingSessionRefused(outcome: RefreshRotation, reason: RefusalReason) throws {
+        var (machine, _) = try rotating(.mint(.refreshToken, using: SeededRandomSource()), together: true)
+        #expect(refusal(machine.refreshTokenRotatedStartingSession(outcome)) == reason)
+    }
+
+    @Test("A backend failure of the rotation asked with a session is a 503 with no credential")
+    func rotationStartingSessionFails() throws {
+        var (machine, _) = try rotating(.mint(.refreshToken, using: SeededRandomSource()), together: true)
+        #expect(refusal(machine.backendFailed(.rotateRefreshToken)) == .backendUnavailable(.rotateRefreshToken))
     }
 }

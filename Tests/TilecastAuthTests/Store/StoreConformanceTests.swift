@@ -26,6 +26,7 @@ struct StoreConformanceTests {
         for operation in [
             "client", "redeemCode", "createGrant", "rotateRefreshToken", "replaceSession", "revokeGrant",
             "revokeGrants", "grants(of:)", "removeExpired", "concurrent redemptions", "concurrent rotations",
+            "rotateRefreshToken(startingSession:)",
         ] {
             #expect(names.contains(operation), "no check mentions \(operation)")
         }
@@ -65,6 +66,21 @@ struct StoreConformanceTests {
         #expect(failed.isSubset(of: accountRevocationChecks))
     }
 
+    @Test(
+        "A store whose rotation starting a session is not one step fails the kit",
+        arguments: [
+            (FlawedStore.Flaw.rotatesWithoutSession, "rotates and starts the session together"),
+            (FlawedStore.Flaw.startsSessionFirst, "refuses as a rotation does and then starts no session"),
+        ]
+    )
+    fileprivate func sessionRotationApartFails(flaw: FlawedStore.Flaw, failing check: String) async throws {
+        let kit = StoreConformanceKit(concurrency: 8) { clients in
+            FlawedStore(InMemoryGrantStore(clients: clients), flaw: flaw)
+        }
+        let failed = await kit.runAll().map(\.check)
+        #expect(failed.count == 1 && failed.allSatisfy { $0.contains(check) }, "failed: \(failed)")
+    }
+
     /// The contract lets a store remove an expired record late; no check may fail such a store (one did:
     /// it required a refresh token removed a second after its expiry).
     @Test("A store that removes expired records five seconds late passes every check")
@@ -82,9 +98,13 @@ struct StoreConformanceTests {
 /// — no codes, no sign-in under way (the usual `UPDATE … WHERE account = ?`, and this library's own until
 /// an outside review found it).
 private struct FlawedStore: GrantStore {
-    enum Flaw {
+    enum Flaw: Sendable {
         case redeemsTwice
         case revokesLiveGrantsOnly
+        /// Answers a rotation that starts a session with a plain rotation, claiming the session started.
+        case rotatesWithoutSession
+        /// Starts the session, then rotates: a refused rotation leaves the session behind.
+        case startsSessionFirst
         /// Not a flaw: `removeExpired(at:)` may remove a record at any time after its expiry.
         case removesExpiredLate
     }
@@ -138,6 +158,37 @@ private struct FlawedStore: GrantStore {
         at now: Date
     ) async throws -> RefreshRotation {
         try await base.rotateRefreshToken(
+            presented,
+            replacing: current,
+            successor: successor,
+            accessToken: accessToken,
+            at: now
+        )
+    }
+    func rotateRefreshToken(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        startingSession session: StudioSession,
+        at now: Date
+    ) async throws -> RefreshRotation? {
+        switch flaw {
+        case .rotatesWithoutSession:
+            break
+        case .startsSessionFirst:
+            _ = try await base.replaceSession(of: session.grant, with: session, at: now)
+        case .redeemsTwice, .revokesLiveGrantsOnly, .removesExpiredLate:
+            return try await base.rotateRefreshToken(
+                presented,
+                replacing: current,
+                successor: successor,
+                accessToken: accessToken,
+                startingSession: session,
+                at: now
+            )
+        }
+        return try await base.rotateRefreshToken(
             presented,
             replacing: current,
             successor: successor,

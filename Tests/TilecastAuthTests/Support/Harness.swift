@@ -34,10 +34,11 @@ struct Harness {
     init(
         configuration: EngineConfiguration = EngineConfiguration(),
         rateLimiter: any RateLimiter = InMemoryRateLimiter(capacity: 100_000),
-        seed: UInt64 = 0x5EED
+        seed: UInt64 = 0x5EED,
+        startsSessionsSeparately: Bool = false
     ) throws {
         memory = InMemoryGrantStore(clients: Self.clients)
-        faults = FaultInjectingStore(memory)
+        faults = FaultInjectingStore(memory, startsSessionsSeparately: startsSessionsSeparately)
         accounts = InMemoryAccountDirectory(activeAccounts: [Self.account, "account-8"])
         clock = ManualTimeSource()
         random = SeededRandomSource(seed: seed)

@@ -1,0 +1,167 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TilecastAuth
+
+extension StoreConformanceCheck {
+    /// `rotateRefreshToken(_:replacing:successor:accessToken:startingSession:at:)`: a store that answers it
+    /// rotates and starts the session together or does neither; one that answers `nil` writes nothing.
+    static let sessionRotationChecks: [StoreConformanceCheck] = [
+        StoreConformanceCheck(
+            "rotateRefreshToken(startingSession:) rotates and starts the session together, or answers nil and writes nothing"
+        ) { context in
+            let store = context.store
+            let fixture = context.fixture
+            let issuance = fixture.issuance()
+            try await context.create(issuance)
+            let presented = try context.unwrap(issuance.refreshToken, "fixture without a refresh token")
+            let earlier = try context.unwrap(issuance.session, "fixture without a session")
+            let now = fixture.t0.addingTimeInterval(60)
+            let (successor, access) = fixture.rotation(of: issuance.grant.id, at: now)
+            let session = fixture.session(of: issuance.grant.id, at: now)
+            let outcome = try await store.rotateRefreshToken(
+                presented.digest,
+                replacing: presented.digest,
+                successor: successor,
+                accessToken: access,
+                startingSession: session,
+                at: now
+            )
+            guard let outcome else {
+                // A store that starts sessions separately: the engine makes the two calls instead.
+                try await context.requireUnchanged(issuance, after: "an answer of nil", successor, access, session)
+                return
+            }
+            try context.require(outcome == .rotated, "the rotation starting a session returned \(outcome)")
+            let old = try context.unwrap(try await store.refreshToken(presented.digest), "the rotated token vanished")
+            try context.require(
+                old.token.state == .rotated(rotatedAt: now, successor: successor.digest),
+                "the rotated token's state is \(old.token.state)"
+            )
+            let new = try context.unwrap(try await store.refreshToken(successor.digest), "the successor is missing")
+            try context.require(new.token == successor, "the successor reads back as \(new.token)")
+            try context.require(
+                new.grant.currentRefreshToken == successor.digest,
+                "the grant's current token did not move"
+            )
+            try context.require(new.grant.session == session.digest, "the grant does not point at the new session")
+            try context.require(
+                try await store.accessToken(access.digest)?.token == access,
+                "the new access token is missing"
+            )
+            let started = try await store.session(session.digest)
+            try context.require(
+                started?.session == session,
+                "the new session reads back as \(String(describing: started))"
+            )
+            let ended = try await store.session(earlier.digest)
+            try context.require(
+                ended == nil || ended?.grant.session != earlier.digest,
+                "the earlier session is still the grant's session"
+            )
+        },
+
+        StoreConformanceCheck(
+            "rotateRefreshToken(startingSession:) refuses as a rotation does and then starts no session"
+        ) { context in
+            let store = context.store
+            let fixture = context.fixture
+            // Superseded: the presented token was rotated already.
+            let (rotatedOnce, stale, _) = try await context.grantRotatedOnce()
+            let (successor, access) = fixture.rotation(of: rotatedOnce.grant.id, at: fixture.t0)
+            let session = fixture.session(of: rotatedOnce.grant.id, at: fixture.t0)
+            let superseded = try await store.rotateRefreshToken(
+                stale,
+                replacing: stale,
+                successor: successor,
+                accessToken: access,
+                startingSession: session,
+                at: fixture.t0
+            )
+            if let superseded {
+                guard case .superseded = superseded else {
+                    throw StoreConformanceFailure(
+                        check: context.check,
+                        message: "a stale rotation returned \(superseded)"
+                    )
+                }
+            }
+            try await context.requireUnchanged(rotatedOnce, after: "a stale rotation", successor, access, session)
+
+            // Unknown token.
+            let unknownGrant = fixture.grantID()
+            let (unknownSuccessor, unknownAccess) = fixture.rotation(of: unknownGrant, at: fixture.t0)
+            let unknownSession = fixture.session(of: unknownGrant, at: fixture.t0)
+            let unknown = fixture.digest()
+            let notFound = try await store.rotateRefreshToken(
+                unknown,
+                replacing: unknown,
+                successor: unknownSuccessor,
+                accessToken: unknownAccess,
+                startingSession: unknownSession,
+                at: fixture.t0
+            )
+            try context.require(
+                notFound == nil || notFound == .notFound,
+                "an unknown token returned \(String(describing: notFound))"
+            )
+            try context.require(
+                try await store.session(unknownSession.digest) == nil,
+                "a refused rotation stored its session"
+            )
+
+            // A grant at its expiry, then revoked.
+            let issuance = fixture.issuance(lifetime: 600)
+            try await context.create(issuance)
+            let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
+            for (label, now) in [("expired", issuance.grant.expiresAt), ("revoked", fixture.t0)] {
+                if label == "revoked" {
+                    _ = try await store.revokeGrant(issuance.grant.id, reason: .revokedByServer, at: fixture.t0)
+                }
+                let (late, lateAccess) = fixture.rotation(of: issuance.grant.id, at: now)
+                let lateSession = fixture.session(of: issuance.grant.id, at: now)
+                let refused = try await store.rotateRefreshToken(
+                    presented,
+                    replacing: presented,
+                    successor: late,
+                    accessToken: lateAccess,
+                    startingSession: lateSession,
+                    at: now
+                )
+                try context.require(
+                    refused == nil || refused == .grantNotLive,
+                    "a rotation of an \(label) grant returned \(String(describing: refused))"
+                )
+                try await context.requireUnchanged(
+                    issuance,
+                    after: "a rotation of an \(label) grant",
+                    late,
+                    lateAccess,
+                    lateSession
+                )
+            }
+        },
+    ]
+}
+
+extension StoreConformanceContext {
+    /// Requires that the rotation of `issuance`'s grant that would have stored `successor`, `access` and
+    /// `session` wrote none of them, nor moved the grant's current token or session.
+    func requireUnchanged(
+        _ issuance: GrantIssuance,
+        after what: String,
+        _ successor: RefreshToken,
+        _ access: AccessToken,
+        _ session: StudioSession
+    ) async throws {
+        try require(try await store.refreshToken(successor.digest) == nil, "\(what) stored its successor")
+        try require(try await store.accessToken(access.digest) == nil, "\(what) stored its access token")
+        try require(try await store.session(session.digest) == nil, "\(what) stored its session")
+        let grant = try await store.grant(issuance.grant.id)
+        try require(grant?.session != session.digest, "\(what) made its session the grant's")
+        try require(
+            grant?.currentRefreshToken != successor.digest,
+            "\(what) made its successor the grant's current token"
+        )
+    }
+}
