@@ -873,7 +873,7 @@ enum PostgresSchema {
     /// two round trips and two commits, each waiting for the WAL flush. This function makes the same two
     /// calls in one: the session starts only if the rotation rotated, with the grant's row still locked by
     /// it, so the grant is live and the session starts. Its outcomes are `rotate_refresh_token`'s. A session
-    /// for another grant than the successor's is an error, raised before anything is written.
+    /// for another grant than the successor's is refused as not found, before anything is written.
     ///
     /// It only adds a function, so versions 4 and 5 keep working.
     private static let version6 = """
@@ -888,7 +888,7 @@ enum PostgresSchema {
             v_session smallint;
         BEGIN
             IF p_session_grant IS DISTINCT FROM p_successor_grant THEN
-                RAISE EXCEPTION 'rotate_refresh_token_starting_session: a session for another grant';
+                RETURN 1;  -- a session for another grant: refused as not found, as in memory
             END IF;
             v_outcome := {schema}.rotate_refresh_token(
                 p_presented, p_current, p_now,

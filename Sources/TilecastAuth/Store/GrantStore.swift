@@ -114,7 +114,7 @@ public protocol GrantStore: Sendable {
     /// database, a round trip and a commit.
     ///
     /// - Important: `session.grant` is the grant of `successor` and `accessToken`: the grant of the
-    ///   presented token. Refuse, write and answer as ``rotateRefreshToken(_:replacing:successor:accessToken:at:)``
+    ///   presented token (answer `.notFound` otherwise, writing nothing). Refuse, write and answer as ``rotateRefreshToken(_:replacing:successor:accessToken:at:)``
     ///   does. When that rotates, in the same atomic step also end the grant's current session (if any)
     ///   so that it no longer authenticates, store `session`, and make it the grant's ``Grant/session``,
     ///   as ``replaceSession(of:with:at:)`` does. The rotation found the grant live, so the session

@@ -155,7 +155,8 @@ struct InMemoryGrantStorage: Sendable {
         }
         var presentedToken = refreshTokens[position: presentedPosition]
         let grant = grants[position: grantPosition]
-        // A session for another grant is a caller's mistake; refused before anything is written.
+        // A session for another grant is a caller's mistake: refused as not found, before anything is
+        // written (GrantStore's contract; PostgreSQL's function answers the same).
         guard session.map({ $0.grant == grant.id }) ?? true else { return .notFound }
         guard grant.isLive(at: now) else { return .grantNotLive }
         guard grant.currentRefreshToken == current else {

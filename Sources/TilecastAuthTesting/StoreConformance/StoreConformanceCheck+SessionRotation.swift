@@ -19,6 +19,7 @@ extension StoreConformanceCheck {
             let now = fixture.t0.addingTimeInterval(60)
             let (successor, access) = fixture.rotation(of: issuance.grant.id, at: now)
             let session = fixture.session(of: issuance.grant.id, at: now)
+            let before = try await store.grant(issuance.grant.id)
             let outcome = try await store.rotateRefreshToken(
                 presented.digest,
                 replacing: presented.digest,
@@ -29,7 +30,14 @@ extension StoreConformanceCheck {
             )
             guard let outcome else {
                 // A store that starts sessions separately: the engine makes the two calls instead.
-                try await context.requireUnchanged(issuance, after: "an answer of nil", successor, access, session)
+                try await context.requireUnchanged(
+                    issuance,
+                    before: before,
+                    after: "an answer of nil",
+                    successor,
+                    access,
+                    session
+                )
                 return
             }
             try context.require(outcome == .rotated, "the rotation starting a session returned \(outcome)")
@@ -70,6 +78,7 @@ extension StoreConformanceCheck {
             let (rotatedOnce, stale, _) = try await context.grantRotatedOnce()
             let (successor, access) = fixture.rotation(of: rotatedOnce.grant.id, at: fixture.t0)
             let session = fixture.session(of: rotatedOnce.grant.id, at: fixture.t0)
+            let beforeStale = try await store.grant(rotatedOnce.grant.id)
             let superseded = try await store.rotateRefreshToken(
                 stale,
                 replacing: stale,
@@ -86,7 +95,14 @@ extension StoreConformanceCheck {
                     )
                 }
             }
-            try await context.requireUnchanged(rotatedOnce, after: "a stale rotation", successor, access, session)
+            try await context.requireUnchanged(
+                rotatedOnce,
+                before: beforeStale,
+                after: "a stale rotation",
+                successor,
+                access,
+                session
+            )
 
             // Unknown token.
             let unknownGrant = fixture.grantID()
@@ -120,6 +136,7 @@ extension StoreConformanceCheck {
                 }
                 let (late, lateAccess) = fixture.rotation(of: issuance.grant.id, at: now)
                 let lateSession = fixture.session(of: issuance.grant.id, at: now)
+                let before = try await store.grant(issuance.grant.id)
                 let refused = try await store.rotateRefreshToken(
                     presented,
                     replacing: presented,
@@ -134,6 +151,7 @@ extension StoreConformanceCheck {
                 )
                 try await context.requireUnchanged(
                     issuance,
+                    before: before,
                     after: "a rotation of an \(label) grant",
                     late,
                     lateAccess,
@@ -141,14 +159,62 @@ extension StoreConformanceCheck {
                 )
             }
         },
+
+        StoreConformanceCheck(
+            "rotateRefreshToken(startingSession:) racing the grant's revocation: a rotation it answers started its session"
+        ) { context in
+            let store = context.store
+            let fixture = context.fixture
+            // Two calls would leave a gap in which the revocation lands: rotated, and the session refused.
+            for round in 0..<(4 * context.concurrency) {
+                let now = fixture.t0.addingTimeInterval(Double(round))
+                let issuance = fixture.issuance(at: now)
+                try await context.create(issuance)
+                let presented = try context.unwrap(issuance.refreshToken?.digest, "fixture without a refresh token")
+                let (successor, access) = fixture.rotation(of: issuance.grant.id, at: now)
+                let session = fixture.session(of: issuance.grant.id, at: now)
+                async let rotation = store.rotateRefreshToken(
+                    presented,
+                    replacing: presented,
+                    successor: successor,
+                    accessToken: access,
+                    startingSession: session,
+                    at: now
+                )
+                async let revocation = store.revokeGrant(issuance.grant.id, reason: .revokedByServer, at: now)
+                let (outcome, _) = try await (rotation, revocation)
+                guard let outcome else { return }
+                switch outcome {
+                case .rotated:
+                    let started = try await store.session(session.digest)
+                    try context.require(
+                        started?.session == session && started?.grant.session == session.digest,
+                        "round \(round): rotated, but the session it was to start is not the grant's"
+                    )
+                case .grantNotLive:
+                    try await context.requireUnchanged(
+                        issuance,
+                        before: issuance.grant,
+                        after: "round \(round): a rotation of a revoked grant",
+                        successor,
+                        access,
+                        session
+                    )
+                default:
+                    throw StoreConformanceFailure(check: context.check, message: "round \(round): \(outcome)")
+                }
+            }
+        },
     ]
 }
 
 extension StoreConformanceContext {
     /// Requires that the rotation of `issuance`'s grant that would have stored `successor`, `access` and
-    /// `session` wrote none of them, nor moved the grant's current token or session.
+    /// `session` wrote none of them and left the grant as `before` had it: its current token and its
+    /// session, still stored — a refused rotation ends no session either.
     func requireUnchanged(
         _ issuance: GrantIssuance,
+        before: Grant?,
         after what: String,
         _ successor: RefreshToken,
         _ access: AccessToken,
@@ -158,10 +224,16 @@ extension StoreConformanceContext {
         try require(try await store.accessToken(access.digest) == nil, "\(what) stored its access token")
         try require(try await store.session(session.digest) == nil, "\(what) stored its session")
         let grant = try await store.grant(issuance.grant.id)
-        try require(grant?.session != session.digest, "\(what) made its session the grant's")
+        try require(grant?.session == before?.session, "\(what) changed the grant's session")
         try require(
-            grant?.currentRefreshToken != successor.digest,
-            "\(what) made its successor the grant's current token"
+            grant?.currentRefreshToken == before?.currentRefreshToken,
+            "\(what) changed the grant's current token"
         )
+        if let earlier = before?.session {
+            try require(
+                try await store.session(earlier)?.grant.session == earlier,
+                "\(what) ended the grant's session"
+            )
+        }
     }
 }

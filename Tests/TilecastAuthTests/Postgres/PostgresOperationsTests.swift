@@ -404,7 +404,7 @@ struct PostgresOperationsTests {
         #expect(lookup.grant.currentRefreshToken == second.digest)
         #expect(try await store.session(session.digest) == nil)
 
-        // A session for another grant is refused by the function before it writes: nothing rotates.
+        // A session for another grant is refused as not found before anything is written: nothing rotates.
         let stray = StudioSession(
             digest: OpaqueToken.mint(.studioSession, using: SystemRandomSource()).digest,
             grant: GrantID(rawValue: UUID()),
@@ -412,16 +412,16 @@ struct PostgresOperationsTests {
             expiresAt: now.addingTimeInterval(600)
         )
         let third = PostgresTestDatabase.refreshToken(of: grant, at: now)
-        await #expect(throws: PostgresError.self) {
-            _ = try await store.rotateRefreshToken(
+        #expect(
+            try await store.rotateRefreshToken(
                 second.digest,
                 replacing: second.digest,
                 successor: third,
                 accessToken: PostgresTestDatabase.accessToken(of: grant, at: now),
                 startingSession: stray,
                 at: now
-            )
-        }
+            ) == .notFound
+        )
         #expect(try await store.refreshToken(third.digest) == nil)
         #expect(try await store.refreshToken(second.digest)?.grant.currentRefreshToken == second.digest)
         #expect(try await store.session(stray.digest) == nil)
