@@ -260,12 +260,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         accessToken: AccessToken,
         at now: Date
     ) async throws -> RefreshRotation {
-        let parameters: [PostgresValue] = [
-            .digest(presented), .digest(current), .date(now),
-            .digest(successor.digest), .grant(successor.grant), .date(successor.issuedAt), .date(successor.expiresAt),
-            .digest(accessToken.digest), .grant(accessToken.grant), .date(accessToken.issuedAt),
-            .date(accessToken.expiresAt),
-        ]
+        let parameters = Self.rotationParameters(presented, current, successor, accessToken, now)
         let statement = statements.rotateRefreshToken
         let outcome = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             try Self.single(try connection.execute(statement, parameters)).int2(0)
@@ -283,18 +278,31 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         startingSession session: StudioSession,
         at now: Date
     ) async throws -> RefreshRotation? {
-        let parameters: [PostgresValue] = [
-            .digest(presented), .digest(current), .date(now),
-            .digest(successor.digest), .grant(successor.grant), .date(successor.issuedAt), .date(successor.expiresAt),
-            .digest(accessToken.digest), .grant(accessToken.grant), .date(accessToken.issuedAt),
-            .date(accessToken.expiresAt),
-            .digest(session.digest), .grant(session.grant), .date(session.startedAt), .date(session.expiresAt),
-        ]
+        let parameters =
+            Self.rotationParameters(presented, current, successor, accessToken, now) + [
+                .digest(session.digest), .grant(session.grant), .date(session.startedAt), .date(session.expiresAt),
+            ]
         let statement = statements.rotateRefreshTokenStartingSession
         let outcome = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             try Self.single(try connection.execute(statement, parameters)).int2(0)
         }
         return try await rotation(outcome, of: presented, from: statement)
+    }
+
+    /// The parameters of `rotate_refresh_token`, which the rotation starting a session begins with.
+    private static func rotationParameters(
+        _ presented: SecretDigest,
+        _ current: SecretDigest,
+        _ successor: RefreshToken,
+        _ accessToken: AccessToken,
+        _ now: Date
+    ) -> [PostgresValue] {
+        [
+            .digest(presented), .digest(current), .date(now),
+            .digest(successor.digest), .grant(successor.grant), .date(successor.issuedAt), .date(successor.expiresAt),
+            .digest(accessToken.digest), .grant(accessToken.grant), .date(accessToken.issuedAt),
+            .date(accessToken.expiresAt),
+        ]
     }
 
     /// The outcome of a rotation function: 0 rotated, 1 no such token, 2 grant not live, 3 superseded.

@@ -21,22 +21,7 @@ extension StoreConformanceCheck {
                 at: now
             )
             try context.require(outcome == .rotated, "rotateRefreshToken returned \(outcome)")
-            let old = try context.unwrap(try await store.refreshToken(presented.digest), "the rotated token vanished")
-            try context.require(
-                old.token.state == .rotated(rotatedAt: now, successor: successor.digest),
-                "the rotated token's state is \(old.token.state)"
-            )
-            let new = try context.unwrap(try await store.refreshToken(successor.digest), "the successor is missing")
-            try context.require(new.token == successor, "the successor reads back as \(new.token)")
-            try context.require(
-                new.grant.currentRefreshToken == successor.digest,
-                "the grant's current token did not move"
-            )
-            let accessLookup = try await store.accessToken(access.digest)
-            try context.require(
-                accessLookup?.token == access,
-                "the new access token reads back as \(String(describing: accessLookup))"
-            )
+            _ = try await context.requireRotated(presented.digest, to: successor, with: access, at: now)
         },
 
         StoreConformanceCheck("rotating from a token that is no longer current is superseded and writes nothing") {

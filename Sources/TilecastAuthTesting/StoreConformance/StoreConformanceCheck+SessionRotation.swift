@@ -41,22 +41,8 @@ extension StoreConformanceCheck {
                 return
             }
             try context.require(outcome == .rotated, "the rotation starting a session returned \(outcome)")
-            let old = try context.unwrap(try await store.refreshToken(presented.digest), "the rotated token vanished")
-            try context.require(
-                old.token.state == .rotated(rotatedAt: now, successor: successor.digest),
-                "the rotated token's state is \(old.token.state)"
-            )
-            let new = try context.unwrap(try await store.refreshToken(successor.digest), "the successor is missing")
-            try context.require(new.token == successor, "the successor reads back as \(new.token)")
-            try context.require(
-                new.grant.currentRefreshToken == successor.digest,
-                "the grant's current token did not move"
-            )
-            try context.require(new.grant.session == session.digest, "the grant does not point at the new session")
-            try context.require(
-                try await store.accessToken(access.digest)?.token == access,
-                "the new access token is missing"
-            )
+            let grant = try await context.requireRotated(presented.digest, to: successor, with: access, at: now)
+            try context.require(grant.session == session.digest, "the grant does not point at the new session")
             let started = try await store.session(session.digest)
             try context.require(
                 started?.session == session,
@@ -209,6 +195,31 @@ extension StoreConformanceCheck {
 }
 
 extension StoreConformanceContext {
+    /// Requires what a rotation of `presented` to `successor` and `access` at `now` leaves: the presented
+    /// token rotated to the successor, the successor and the access token stored, the grant's current
+    /// token moved. Returns the grant as it now stands.
+    func requireRotated(
+        _ presented: SecretDigest,
+        to successor: RefreshToken,
+        with access: AccessToken,
+        at now: Date
+    ) async throws -> Grant {
+        let old = try unwrap(try await store.refreshToken(presented), "the rotated token vanished")
+        try require(
+            old.token.state == .rotated(rotatedAt: now, successor: successor.digest),
+            "the rotated token's state is \(old.token.state)"
+        )
+        let new = try unwrap(try await store.refreshToken(successor.digest), "the successor is missing")
+        try require(new.token == successor, "the successor reads back as \(new.token)")
+        try require(new.grant.currentRefreshToken == successor.digest, "the grant's current token did not move")
+        let accessLookup = try await store.accessToken(access.digest)
+        try require(
+            accessLookup?.token == access,
+            "the new access token reads back as \(String(describing: accessLookup))"
+        )
+        return new.grant
+    }
+
     /// Requires that the rotation of `issuance`'s grant that would have stored `successor`, `access` and
     /// `session` wrote none of them and left the grant as `before` had it: its current token and its
     /// session, still stored — a refused rotation ends no session either.

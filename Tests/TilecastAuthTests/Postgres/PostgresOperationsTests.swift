@@ -361,13 +361,16 @@ struct PostgresOperationsTests {
             at: now,
             refreshTokenLifetime: 3600
         )
+        func newSession(of grant: GrantID) -> StudioSession {
+            StudioSession(
+                digest: OpaqueToken.mint(.studioSession, using: SystemRandomSource()).digest,
+                grant: grant,
+                startedAt: now,
+                expiresAt: now.addingTimeInterval(600)
+            )
+        }
         let successor = PostgresTestDatabase.refreshToken(of: grant, at: now)
-        let session = StudioSession(
-            digest: OpaqueToken.mint(.studioSession, using: SystemRandomSource()).digest,
-            grant: grant,
-            startedAt: now,
-            expiresAt: now.addingTimeInterval(600)
-        )
+        let session = newSession(of: grant)
         let before = store.statistics.roundTrips
         let outcome = try await store.rotateRefreshToken(
             token.digest,
@@ -381,12 +384,7 @@ struct PostgresOperationsTests {
         // The first call of a statement on a connection prepares it: one round trip more, once.
         #expect(store.statistics.roundTrips - before <= 2)
         let second = PostgresTestDatabase.refreshToken(of: grant, at: now)
-        let nextSession = StudioSession(
-            digest: OpaqueToken.mint(.studioSession, using: SystemRandomSource()).digest,
-            grant: grant,
-            startedAt: now,
-            expiresAt: now.addingTimeInterval(600)
-        )
+        let nextSession = newSession(of: grant)
         let prepared = store.statistics.roundTrips
         #expect(
             try await store.rotateRefreshToken(
@@ -405,12 +403,7 @@ struct PostgresOperationsTests {
         #expect(try await store.session(session.digest) == nil)
 
         // A session for another grant is refused as not found before anything is written: nothing rotates.
-        let stray = StudioSession(
-            digest: OpaqueToken.mint(.studioSession, using: SystemRandomSource()).digest,
-            grant: GrantID(rawValue: UUID()),
-            startedAt: now,
-            expiresAt: now.addingTimeInterval(600)
-        )
+        let stray = newSession(of: GrantID(rawValue: UUID()))
         let third = PostgresTestDatabase.refreshToken(of: grant, at: now)
         #expect(
             try await store.rotateRefreshToken(

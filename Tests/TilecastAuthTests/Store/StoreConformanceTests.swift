@@ -200,17 +200,7 @@ private struct FlawedStore: GrantStore {
                 expiresAt: now
             )
             _ = try await base.replaceSession(of: session.grant, with: over, at: now)
-            let outcome = try await base.rotateRefreshToken(
-                presented,
-                replacing: current,
-                successor: successor,
-                accessToken: accessToken,
-                at: now
-            )
-            if outcome == .rotated {
-                _ = try await base.replaceSession(of: session.grant, with: session, at: now)
-            }
-            return outcome
+            fallthrough
         case .rotatesThenStartsSession:
             let outcome = try await base.rotateRefreshToken(
                 presented,
