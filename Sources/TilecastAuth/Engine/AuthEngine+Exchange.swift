@@ -110,7 +110,7 @@ extension AuthEngine {
                     }
                     action = machine.refreshTokenRotatedStartingSession(outcome)
                 } catch {
-                    action = failed(.rotateRefreshToken, error, &machine)
+                    action = failed(.rotateRefreshTokenStartingSession, error, &machine)
                 }
 
             case .replaceSession(let session):

@@ -26,6 +26,9 @@ public struct BackendOperation: Hashable, Sendable, CustomStringConvertible {
     public static let loadRefreshToken = BackendOperation("load_refresh_token")
     /// ``GrantStore/rotateRefreshToken(_:replacing:successor:accessToken:at:)``.
     public static let rotateRefreshToken = BackendOperation("rotate_refresh_token")
+    /// ``GrantStore/rotateRefreshToken(_:replacing:successor:accessToken:startingSession:at:)``: the rotation
+    /// and the Studio session's start in one operation, which wrote neither when it failed.
+    public static let rotateRefreshTokenStartingSession = BackendOperation("rotate_refresh_token_starting_session")
     /// ``GrantStore/replaceSession(of:with:at:)``.
     public static let replaceSession = BackendOperation("replace_session")
     /// ``GrantStore/revokeGrant(_:reason:at:)``.

@@ -101,6 +101,9 @@ struct RefreshTokenTests {
         #expect(failed.status == 503)
         #expect(failed.response.headers.count(of: "Set-Cookie") == 0)
         #expect(harness.memory.snapshot() == before)
+        // The observer learns which call failed: the rotation that starts the session, which wrote nothing.
+        let failures = harness.observer.events.filter { $0.kind == .backendFailed }.map(\.backendOperation?.rawValue)
+        #expect(failures == ["rotate_refresh_token_starting_session"])
         #expect(try await harness.sessionAuthenticates(signIn.sessionID))
         let retried = await harness.refresh(try #require(signIn.refreshToken), studioSession: true)
         #expect(retried.status == 200)
