@@ -77,6 +77,12 @@ enum PostgresSchema {
             sql: version6,
             oldestCompatible: 4
         ),
+        Migration(
+            version: 7,
+            summary: "a redemption's and a rotation's writes each in one statement",
+            sql: version7,
+            oldestCompatible: 4
+        ),
     ]
 
     /// A migration applied to a database, as `schema_migrations` records it.
@@ -903,6 +909,145 @@ enum PostgresSchema {
                 -- The rotation holds the grant's row and found it live: this cannot happen.
                 RAISE EXCEPTION 'rotate_refresh_token_starting_session: the grant stopped being live';
             END IF;
+            RETURN 0;
+        END $$;
+        """
+    /// Version 7: a redemption's writes, and a rotation's, each in one statement.
+    ///
+    /// Every statement a PL/pgSQL function runs pays the executor's start and end, a snapshot and its
+    /// bookkeeping, whatever it writes. `redeem_code` marked the code redeemed in one statement and
+    /// inserted the grant, its tokens and its session in another, and checked the account's revocation
+    /// in a third (an `IF … EXISTS` is a query of its own); `rotate_refresh_token` updated the grant, then
+    /// the presented token, then inserted the successor and the access token. Here the writes of each are
+    /// one statement of data-modifying `WITH` clauses, and the revocation check is read with the code's
+    /// row lock. What is locked and written, and in which order the locks are taken, is unchanged: the
+    /// rows each statement writes were locked by the statements before it, so the single snapshot of one
+    /// statement sees what the several did. The revocation check now reads the snapshot taken once the
+    /// account's lock is held, before any wait for the code's row: no revocation can be added meanwhile
+    /// (that takes the account's lock exclusively), and one that `remove_expired_revocations` removes
+    /// meanwhile still refuses the code, as the in-memory store does — version 3 read the revocations again
+    /// after the wait and redeemed it (found by a review; `PostgresOperationsTests`). Signatures and results
+    /// are unchanged, so versions 4 to 6 keep working.
+    private static let version7 = """
+        CREATE OR REPLACE FUNCTION {schema}.redeem_code(
+            p_code bytea, p_now float8,
+            p_grant uuid, p_client text, p_account text, p_scope text, p_created float8, p_expires float8,
+            p_current_refresh bytea, p_session_pointer bytea,
+            p_access bytea, p_access_grant uuid, p_access_issued float8, p_access_expires float8,
+            p_refresh bytea, p_refresh_grant uuid, p_refresh_issued float8, p_refresh_expires float8,
+            p_refresh_state smallint, p_refresh_state_changed float8, p_refresh_successor bytea,
+            p_session bytea, p_session_grant uuid, p_session_started float8, p_session_expires float8,
+            OUT outcome smallint, OUT grant_id uuid
+        ) LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        DECLARE
+            v_account text;
+            v_issued float8;
+            v_expires float8;
+            v_revoked boolean;
+        BEGIN
+            SELECT c.account_id, c.issued_at INTO v_account, v_issued FROM {schema}.codes c WHERE c.digest = p_code;
+            IF NOT FOUND THEN
+                outcome := 2;
+                RETURN;
+            END IF;
+            -- lock_account(v_account, false)
+            PERFORM pg_advisory_xact_lock_shared(hashtext('tilecast-auth accounts'), hashtext('{schema}/' || v_account));
+            -- New statements from here: a revocation that committed before the lock was granted is seen, and
+            -- the row lock waits for a concurrent redemption, then reads what it left.
+            SELECT c.redeemed_grant, c.expires_at,
+                    EXISTS (SELECT 1 FROM {schema}.account_revocations r
+                        WHERE r.account_id = v_account AND r.revoked_at >= v_issued)
+                INTO grant_id, v_expires, v_revoked
+                FROM {schema}.codes c WHERE c.digest = p_code FOR UPDATE OF c;
+            IF NOT FOUND THEN
+                outcome := 2;  -- removed meanwhile: by a revocation of the account, or as expired
+                RETURN;
+            ELSIF grant_id IS NOT NULL THEN
+                outcome := 1;
+                RETURN;
+            ELSIF v_expires <= p_now OR v_revoked THEN
+                outcome := 2;
+                RETURN;
+            END IF;
+            -- The code redeemed, and the grant and everything it starts with, in one statement.
+            WITH redeemed AS (
+                UPDATE {schema}.codes SET redeemed_grant = p_grant, redeemed_at = p_now WHERE digest = p_code
+            ), new_grant AS (
+                INSERT INTO {schema}.grants VALUES (
+                    p_grant, p_client, p_account, p_scope, p_created, p_expires,
+                    p_current_refresh, p_session_pointer, NULL, NULL)
+            ), access AS (
+                INSERT INTO {schema}.access_tokens
+                    SELECT p_access, p_access_grant, p_access_issued, p_access_expires WHERE p_access IS NOT NULL
+            ), refresh AS (
+                INSERT INTO {schema}.refresh_tokens
+                    SELECT p_refresh, p_refresh_grant, p_refresh_issued, p_refresh_expires,
+                        p_refresh_state, p_refresh_state_changed, p_refresh_successor
+                    WHERE p_refresh IS NOT NULL
+            )
+            INSERT INTO {schema}.sessions
+                SELECT p_session, p_session_grant, p_session_started, p_session_expires WHERE p_session IS NOT NULL;
+            outcome := 0;
+            grant_id := p_grant;
+        END $$;
+
+        CREATE OR REPLACE FUNCTION {schema}.rotate_refresh_token(
+            p_presented bytea, p_current bytea, p_now float8,
+            p_successor bytea, p_successor_grant uuid, p_successor_issued float8, p_successor_expires float8,
+            p_access bytea, p_access_grant uuid, p_access_issued float8, p_access_expires float8
+        ) RETURNS smallint LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        DECLARE
+            v_grant uuid;
+            v_live boolean;
+        BEGIN
+            -- The grant's row and the presented token's, locked before anything is written (version 4).
+            IF p_presented = p_current THEN
+                SELECT g.id INTO v_grant
+                    FROM {schema}.grants g JOIN {schema}.refresh_tokens t ON g.id = t.grant_id
+                    WHERE t.digest = p_presented
+                      AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current
+                    FOR NO KEY UPDATE OF g, t;
+            ELSE
+                -- A retry: the presented token must name the current one as its successor, and the current
+                -- one, retired by its key, must still be stored.
+                SELECT g.id INTO v_grant
+                    FROM {schema}.grants g JOIN {schema}.refresh_tokens t ON g.id = t.grant_id
+                    WHERE t.digest = p_presented
+                      AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current
+                      AND t.state = 1 AND t.successor = p_current
+                    FOR NO KEY UPDATE OF g, t;
+                IF FOUND THEN
+                    UPDATE {schema}.refresh_tokens SET state = 2, state_changed_at = p_now, successor = NULL
+                        WHERE digest = p_current;
+                END IF;
+            END IF;
+            IF NOT FOUND THEN
+                -- Nothing written; say why.
+                SELECT t.grant_id, g.revoked_at IS NULL AND g.expires_at > p_now INTO v_grant, v_live
+                    FROM {schema}.refresh_tokens t JOIN {schema}.grants g ON g.id = t.grant_id
+                    WHERE t.digest = p_presented;
+                IF NOT FOUND THEN
+                    RETURN 1;
+                ELSIF NOT v_live THEN
+                    RETURN 2;
+                END IF;
+                RETURN 3;
+            END IF;
+            -- The grant's current token, the presented token (rotated now, or keeping its rotatedAt on a
+            -- retry) naming the successor, the successor and the access token: one statement.
+            WITH current_token AS (
+                UPDATE {schema}.grants SET current_refresh_token = p_successor WHERE id = v_grant
+            ), presented AS (
+                UPDATE {schema}.refresh_tokens SET
+                    state = 1,
+                    state_changed_at = CASE WHEN p_presented = p_current THEN p_now ELSE state_changed_at END,
+                    successor = p_successor
+                    WHERE digest = p_presented
+            ), successor AS (
+                INSERT INTO {schema}.refresh_tokens
+                    VALUES (p_successor, p_successor_grant, p_successor_issued, p_successor_expires, 0, NULL, NULL)
+            )
+            INSERT INTO {schema}.access_tokens VALUES (p_access, p_access_grant, p_access_issued, p_access_expires);
             RETURN 0;
         END $$;
         """

@@ -342,8 +342,9 @@ struct PostgresOperationsTests {
         }
         store.close()
 
-        // The call and the four statements a plain rotation runs inside it, each run once per rotation.
-        try Self.expectPlansKept(in: schema, calls: rotations, naming: ["refresh_token"], atLeast: 5, of: "rotation")
+        // The call and the two statements a plain rotation runs inside it (the locks, then every write in
+        // one statement since migration 7), each run once per rotation.
+        try Self.expectPlansKept(in: schema, calls: rotations, naming: ["refresh_token"], atLeast: 3, of: "rotation")
     }
 
     /// Creating a grant checks the account's revocations with a statement the connection keeps a plan
@@ -644,6 +645,43 @@ struct PostgresOperationsTests {
             let stillCurrent = try await store.refreshToken(current)
             #expect(stillCurrent?.token.state == .active, "a refused retry retired the current token")
         }
+    }
+
+    /// A redemption reads its account's revocations in the statement that locks the code's row (migration
+    /// 7), so a revocation that `removeExpired` takes while the redemption waits for that row still refuses
+    /// the code — as the in-memory store refuses it until the revocation's retention ends by its own clock.
+    /// Version 3 read the revocations again after the wait and redeemed the code. It takes a remover whose
+    /// clock is past the revocation's retention (here 542 s ahead of the redeeming instance's), a code at
+    /// its last moment, and a wait for the row (found by a review).
+    @Test("A redemption that waited for its code's row still sees the account's revocation removed meanwhile")
+    func redemptionAfterRevocationRemoval() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        defer { store.close() }
+        let revokedAt = Date()
+        _ = try await store.revokeGrants(of: "account-pruned", reason: .revokedByServer, at: revokedAt)
+        // A code issued at the revocation's instant, stored after it (as one issued just before it and
+        // stored late would be): never redeemable. It expires 60 s on.
+        let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-pruned", at: revokedAt)
+        let now = revokedAt.addingTimeInterval(59)
+        let early = PostgresTestDatabase.bareIssuance(account: "account-pruned", at: now)
+        #expect(try await store.redeemCode(code.digest, issuing: early, at: now) == .notFound)
+
+        let holder = try PostgresTestDatabase.holdRows(
+            of: store,
+            in: "codes",
+            where: "digest = '\\x\(code.digest.hexadecimal)'"
+        )
+        let issuance = PostgresTestDatabase.bareIssuance(account: "account-pruned", at: now)
+        let redemption = Task { try await store.redeemCode(code.digest, issuing: issuance, at: now) }
+        try await Self.waitForLockWaiters(of: store.configuration, count: 1)
+        // The revocation's retention (600 s) has passed by the remover's clock: it goes; the code, held, stays.
+        #expect(try await store.removeExpired(at: revokedAt.addingTimeInterval(601)) >= 1)
+        try holder.execute(script: "ROLLBACK")
+
+        let outcome = try await redemption.value
+        #expect(outcome == .notFound, "the redemption returned \(outcome) after its account's revocation was removed")
+        #expect(try await store.grant(issuance.grant.id) == nil, "a refused redemption stored its grant")
+        #expect(try await store.authorizationCode(code.digest)?.redemption == nil)
     }
 
     /// `removeExpired` is maintenance: it must never wait for a row a request holds. Waiting is how it
