@@ -912,6 +912,7 @@ enum PostgresSchema {
             RETURN 0;
         END $$;
         """
+
     /// Version 7: a redemption's writes, and a rotation's, each in one statement.
     ///
     /// Every statement a PL/pgSQL function runs pays the executor's start and end, a snapshot and its
