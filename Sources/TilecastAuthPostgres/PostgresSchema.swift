@@ -79,7 +79,7 @@ enum PostgresSchema {
         ),
         Migration(
             version: 7,
-            summary: "a redemption's and a rotation's writes each in one statement",
+            summary: "a redemption's writes, and a rotation's with or without a session, each in one statement",
             sql: version7,
             oldestCompatible: 4
         ),
@@ -927,8 +927,15 @@ enum PostgresSchema {
     /// account's lock is held, before any wait for the code's row: no revocation can be added meanwhile
     /// (that takes the account's lock exclusively), and one that `remove_expired_revocations` removes
     /// meanwhile still refuses the code, as the in-memory store does — version 3 read the revocations again
-    /// after the wait and redeemed it (found by a review; `PostgresOperationsTests`). Signatures and results
-    /// are unchanged, so versions 4 to 6 keep working.
+    /// after the wait and redeemed it (found by a review; `PostgresOperationsTests`).
+    ///
+    /// `rotate_refresh_token_starting_session` is written in place of its calls of `rotate_refresh_token`
+    /// and `replace_session` (each call of a function with a `SET` clause saves and restores the setting):
+    /// the rotation's locking read also reads the grant's current session, and every write is one
+    /// statement on the rows that lock holds. It also refuses, as not found and before any other refusal,
+    /// a session, successor or access token of another grant than the presented token's: version 6 rotated
+    /// on one grant and started the session on the other (the store kit checks it). Signatures and results are unchanged, so versions 4 to 6 keep
+    /// working.
     private static let version7 = """
         CREATE OR REPLACE FUNCTION {schema}.redeem_code(
             p_code bytea, p_now float8,
@@ -1049,6 +1056,77 @@ enum PostgresSchema {
                     VALUES (p_successor, p_successor_grant, p_successor_issued, p_successor_expires, 0, NULL, NULL)
             )
             INSERT INTO {schema}.access_tokens VALUES (p_access, p_access_grant, p_access_issued, p_access_expires);
+            RETURN 0;
+        END $$;
+
+        -- The rotation and the session's start, written in place rather than as calls of the two functions
+        -- (each call of a function with a SET clause saves and restores the setting): the same locks, the
+        -- grant's previous session read with its row, and every write in one statement.
+        CREATE OR REPLACE FUNCTION {schema}.rotate_refresh_token_starting_session(
+            p_presented bytea, p_current bytea, p_now float8,
+            p_successor bytea, p_successor_grant uuid, p_successor_issued float8, p_successor_expires float8,
+            p_access bytea, p_access_grant uuid, p_access_issued float8, p_access_expires float8,
+            p_session bytea, p_session_grant uuid, p_session_started float8, p_session_expires float8
+        ) RETURNS smallint LANGUAGE plpgsql SET search_path = pg_catalog, pg_temp AS $$
+        DECLARE
+            v_grant uuid;
+            v_live boolean;
+            v_previous bytea;
+        BEGIN
+            IF p_session_grant IS DISTINCT FROM p_successor_grant
+                    OR p_access_grant IS DISTINCT FROM p_successor_grant THEN
+                RETURN 1;  -- a session or access token for another grant: refused as not found, as in memory
+            END IF;
+            IF p_presented = p_current THEN
+                SELECT g.id, g.session INTO v_grant, v_previous
+                    FROM {schema}.grants g JOIN {schema}.refresh_tokens t ON g.id = t.grant_id
+                    WHERE t.digest = p_presented
+                      AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current
+                    FOR NO KEY UPDATE OF g, t;
+            ELSE
+                SELECT g.id, g.session INTO v_grant, v_previous
+                    FROM {schema}.grants g JOIN {schema}.refresh_tokens t ON g.id = t.grant_id
+                    WHERE t.digest = p_presented
+                      AND g.revoked_at IS NULL AND g.expires_at > p_now AND g.current_refresh_token = p_current
+                      AND t.state = 1 AND t.successor = p_current
+                    FOR NO KEY UPDATE OF g, t;
+            END IF;
+            IF FOUND AND v_grant IS DISTINCT FROM p_session_grant THEN
+                RETURN 1;  -- the presented token's grant is not the session's: nothing written
+            END IF;
+            IF FOUND AND p_presented <> p_current THEN
+                UPDATE {schema}.refresh_tokens SET state = 2, state_changed_at = p_now, successor = NULL
+                    WHERE digest = p_current;
+            END IF;
+            IF NOT FOUND THEN
+                -- Nothing written; say why. What names another grant than the token's is not found first.
+                SELECT t.grant_id, g.revoked_at IS NULL AND g.expires_at > p_now INTO v_grant, v_live
+                    FROM {schema}.refresh_tokens t JOIN {schema}.grants g ON g.id = t.grant_id
+                    WHERE t.digest = p_presented;
+                IF NOT FOUND OR v_grant IS DISTINCT FROM p_session_grant THEN
+                    RETURN 1;
+                ELSIF NOT v_live THEN
+                    RETURN 2;
+                END IF;
+                RETURN 3;
+            END IF;
+            WITH current_token AS (
+                UPDATE {schema}.grants SET current_refresh_token = p_successor, session = p_session WHERE id = v_grant
+            ), presented AS (
+                UPDATE {schema}.refresh_tokens SET
+                    state = 1,
+                    state_changed_at = CASE WHEN p_presented = p_current THEN p_now ELSE state_changed_at END,
+                    successor = p_successor
+                    WHERE digest = p_presented
+            ), successor AS (
+                INSERT INTO {schema}.refresh_tokens
+                    VALUES (p_successor, p_successor_grant, p_successor_issued, p_successor_expires, 0, NULL, NULL)
+            ), access AS (
+                INSERT INTO {schema}.access_tokens VALUES (p_access, p_access_grant, p_access_issued, p_access_expires)
+            ), ended AS (
+                DELETE FROM {schema}.sessions s WHERE s.digest = v_previous
+            )
+            INSERT INTO {schema}.sessions VALUES (p_session, p_session_grant, p_session_started, p_session_expires);
             RETURN 0;
         END $$;
         """

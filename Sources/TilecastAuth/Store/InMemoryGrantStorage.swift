@@ -155,9 +155,14 @@ struct InMemoryGrantStorage: Sendable {
         }
         var presentedToken = refreshTokens[position: presentedPosition]
         let grant = grants[position: grantPosition]
-        // A session for another grant is a caller's mistake: refused as not found, before anything is
-        // written (GrantStore's contract; PostgreSQL's function answers the same).
-        guard session.map({ $0.grant == grant.id }) ?? true else { return .notFound }
+        // A session, successor or access token of another grant, with a session asked for, is a caller's
+        // mistake: refused as not found, before anything is written (GrantStore's contract; PostgreSQL's
+        // function answers the same).
+        if let session {
+            guard session.grant == grant.id, successor.grant == grant.id, accessToken.grant == grant.id else {
+                return .notFound
+            }
+        }
         guard grant.isLive(at: now) else { return .grantNotLive }
         guard grant.currentRefreshToken == current else {
             return .superseded(current: RefreshTokenLookup(token: presentedToken, grant: grant))

@@ -144,6 +144,85 @@ extension StoreConformanceCheck {
                     lateSession
                 )
             }
+
+            // A successor, access token and session of another grant than the presented token's: not found,
+            // and neither grant changes.
+            let own = fixture.issuance()
+            let other = fixture.issuance()
+            try await context.create(own)
+            try await context.create(other)
+            let ownToken = try context.unwrap(own.refreshToken?.digest, "fixture without a refresh token")
+            let (foreign, foreignAccess) = fixture.rotation(of: other.grant.id, at: fixture.t0)
+            let foreignSession = fixture.session(of: other.grant.id, at: fixture.t0)
+            let (ownBefore, otherBefore) = (try await store.grant(own.grant.id), try await store.grant(other.grant.id))
+            let mismatched = try await store.rotateRefreshToken(
+                ownToken,
+                replacing: ownToken,
+                successor: foreign,
+                accessToken: foreignAccess,
+                startingSession: foreignSession,
+                at: fixture.t0
+            )
+            try context.require(
+                mismatched == nil || mismatched == .notFound,
+                "a rotation naming another grant than the presented token's returned \(String(describing: mismatched))"
+            )
+            for (issuance, before) in [(own, ownBefore), (other, otherBefore)] {
+                try await context.requireUnchanged(
+                    issuance,
+                    before: before,
+                    after: "a rotation naming another grant than the presented token's",
+                    foreign,
+                    foreignAccess,
+                    foreignSession
+                )
+            }
+            // The same with a presented token that would be refused anyway (superseded): still not found.
+            let (rotated, staleOwn, _) = try await context.grantRotatedOnce()
+            let staleBefore = try await store.grant(rotated.grant.id)
+            let refusedMismatch = try await store.rotateRefreshToken(
+                staleOwn,
+                replacing: staleOwn,
+                successor: foreign,
+                accessToken: foreignAccess,
+                startingSession: foreignSession,
+                at: fixture.t0
+            )
+            try context.require(
+                refusedMismatch == nil || refusedMismatch == .notFound,
+                "a superseded rotation naming another grant returned \(String(describing: refusedMismatch))"
+            )
+            try await context.requireUnchanged(
+                rotated,
+                before: staleBefore,
+                after: "a superseded rotation naming another grant",
+                foreign,
+                foreignAccess,
+                foreignSession
+            )
+            // Only the access token of another grant: not found either.
+            let (ownSuccessor, _) = fixture.rotation(of: own.grant.id, at: fixture.t0)
+            let ownSession = fixture.session(of: own.grant.id, at: fixture.t0)
+            let accessMismatch = try await store.rotateRefreshToken(
+                ownToken,
+                replacing: ownToken,
+                successor: ownSuccessor,
+                accessToken: foreignAccess,
+                startingSession: ownSession,
+                at: fixture.t0
+            )
+            try context.require(
+                accessMismatch == nil || accessMismatch == .notFound,
+                "a rotation with another grant's access token returned \(String(describing: accessMismatch))"
+            )
+            try await context.requireUnchanged(
+                own,
+                before: ownBefore,
+                after: "a rotation with another grant's access token",
+                ownSuccessor,
+                foreignAccess,
+                ownSession
+            )
         },
 
         StoreConformanceCheck(
