@@ -146,7 +146,7 @@ extension StoreConformanceCheck {
             }
 
             // A successor, access token and session of another grant than the presented token's: not found,
-            // and neither grant changes.
+            // before any other refusal, and neither grant changes.
             let own = fixture.issuance()
             let other = fixture.issuance()
             try await context.create(own)
@@ -154,74 +154,31 @@ extension StoreConformanceCheck {
             let ownToken = try context.unwrap(own.refreshToken?.digest, "fixture without a refresh token")
             let (foreign, foreignAccess) = fixture.rotation(of: other.grant.id, at: fixture.t0)
             let foreignSession = fixture.session(of: other.grant.id, at: fixture.t0)
-            let (ownBefore, otherBefore) = (try await store.grant(own.grant.id), try await store.grant(other.grant.id))
-            let mismatched = try await store.rotateRefreshToken(
-                ownToken,
-                replacing: ownToken,
+            try await context.requireRefusedAsNotFound(
+                "a rotation naming another grant than the presented token's",
+                presenting: ownToken,
+                of: [own, other],
                 successor: foreign,
-                accessToken: foreignAccess,
-                startingSession: foreignSession,
-                at: fixture.t0
+                access: foreignAccess,
+                session: foreignSession
             )
-            try context.require(
-                mismatched == nil || mismatched == .notFound,
-                "a rotation naming another grant than the presented token's returned \(String(describing: mismatched))"
-            )
-            for (issuance, before) in [(own, ownBefore), (other, otherBefore)] {
-                try await context.requireUnchanged(
-                    issuance,
-                    before: before,
-                    after: "a rotation naming another grant than the presented token's",
-                    foreign,
-                    foreignAccess,
-                    foreignSession
-                )
-            }
-            // The same with a presented token that would be refused anyway (superseded): still not found.
             let (rotated, staleOwn, _) = try await context.grantRotatedOnce()
-            let staleBefore = try await store.grant(rotated.grant.id)
-            let refusedMismatch = try await store.rotateRefreshToken(
-                staleOwn,
-                replacing: staleOwn,
+            try await context.requireRefusedAsNotFound(
+                "a superseded rotation naming another grant",
+                presenting: staleOwn,
+                of: [rotated],
                 successor: foreign,
-                accessToken: foreignAccess,
-                startingSession: foreignSession,
-                at: fixture.t0
+                access: foreignAccess,
+                session: foreignSession
             )
-            try context.require(
-                refusedMismatch == nil || refusedMismatch == .notFound,
-                "a superseded rotation naming another grant returned \(String(describing: refusedMismatch))"
-            )
-            try await context.requireUnchanged(
-                rotated,
-                before: staleBefore,
-                after: "a superseded rotation naming another grant",
-                foreign,
-                foreignAccess,
-                foreignSession
-            )
-            // Only the access token of another grant: not found either.
             let (ownSuccessor, _) = fixture.rotation(of: own.grant.id, at: fixture.t0)
-            let ownSession = fixture.session(of: own.grant.id, at: fixture.t0)
-            let accessMismatch = try await store.rotateRefreshToken(
-                ownToken,
-                replacing: ownToken,
+            try await context.requireRefusedAsNotFound(
+                "a rotation with another grant's access token",
+                presenting: ownToken,
+                of: [own],
                 successor: ownSuccessor,
-                accessToken: foreignAccess,
-                startingSession: ownSession,
-                at: fixture.t0
-            )
-            try context.require(
-                accessMismatch == nil || accessMismatch == .notFound,
-                "a rotation with another grant's access token returned \(String(describing: accessMismatch))"
-            )
-            try await context.requireUnchanged(
-                own,
-                before: ownBefore,
-                after: "a rotation with another grant's access token",
-                ownSuccessor,
-                foreignAccess,
-                ownSession
+                access: foreignAccess,
+                session: fixture.session(of: own.grant.id, at: fixture.t0)
             )
         },
 
@@ -302,6 +259,35 @@ extension StoreConformanceContext {
     /// Requires that the rotation of `issuance`'s grant that would have stored `successor`, `access` and
     /// `session` wrote none of them and left the grant as `before` had it: its current token and its
     /// session, still stored — a refused rotation ends no session either.
+    /// Presents `presented` with a session asked for, and requires `nil` or `.notFound` with nothing
+    /// written to the grants of `issuances`: for a successor, access token or session that names another
+    /// grant than the presented token's.
+    func requireRefusedAsNotFound(
+        _ what: String,
+        presenting presented: SecretDigest,
+        of issuances: [GrantIssuance],
+        successor: RefreshToken,
+        access: AccessToken,
+        session: StudioSession
+    ) async throws {
+        var before: [Grant?] = []
+        for issuance in issuances {
+            before.append(try await store.grant(issuance.grant.id))
+        }
+        let outcome = try await store.rotateRefreshToken(
+            presented,
+            replacing: presented,
+            successor: successor,
+            accessToken: access,
+            startingSession: session,
+            at: fixture.t0
+        )
+        try require(outcome == nil || outcome == .notFound, "\(what) returned \(String(describing: outcome))")
+        for (issuance, grant) in zip(issuances, before) {
+            try await requireUnchanged(issuance, before: grant, after: what, successor, access, session)
+        }
+    }
+
     func requireUnchanged(
         _ issuance: GrantIssuance,
         before: Grant?,
