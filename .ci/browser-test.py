@@ -27,8 +27,8 @@ import urllib.request
 from selenium import webdriver
 from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
-from selenium.common.exceptions import (NoSuchElementException, StaleElementReferenceException, TimeoutException,
-                                        WebDriverException)
+from selenium.common.exceptions import (NoSuchElementException, NoSuchFrameException,
+                                        StaleElementReferenceException, TimeoutException, WebDriverException)
 from selenium.webdriver.support.ui import WebDriverWait
 
 CALLBACK = "tilecast-ios://oauth/callback"
@@ -100,8 +100,11 @@ driver.set_page_load_timeout(20)
 
 
 def settled():
-    """A wait that outlasts the page being replaced under it, as a click's navigation does."""
-    return WebDriverWait(driver, 10, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException))
+    """A wait that outlasts the page being replaced under it, as a click's navigation does. WebKitGTK's driver
+    can answer a look-up made while the new page replaces the old one with "no such frame" (once in CI, at the
+    sign-out's redirect: the server had answered 303 and the new page 200), which is the same passing moment."""
+    return WebDriverWait(driver, 10, ignored_exceptions=(NoSuchElementException, StaleElementReferenceException,
+                                                         NoSuchFrameException))
 
 
 def click_and_wait(selector, done, request):
