@@ -14,7 +14,8 @@ extension Trait where Self == PostgresServerGate {
 }
 
 /// The scope of every PostgreSQL test case: one at a time, each after the server has at least
-/// ``connectionsPerTest`` connections free.
+/// ``connectionsPerTest`` connections free, and each followed by the removal of the schemas and roles it
+/// made (``PostgresTestLeftovers``).
 ///
 /// One at a time because the concurrency tests open five pools of ten each, and a few of them together
 /// would exceed a default server; the whole PostgreSQL part of the suite still takes only seconds. The
@@ -37,9 +38,19 @@ struct PostgresServerGate: SuiteTrait, TestTrait, TestScoping {
         performing function: @concurrent @Sendable () async throws -> Void
     ) async throws {
         await PostgresServerTurns.shared.take()
+        let leftovers = PostgresTestLeftovers()
         do {
             try await PostgresServerTurns.shared.awaitRoom(for: Self.connectionsPerTest)
-            try await function()
+            try await PostgresTestLeftovers.$current.withValue(leftovers) { try await function() }
+        } catch {
+            // The test's own failure is the one reported; a cleanup that fails too still fails the run
+            // through the check in .ci/run that nothing is left behind.
+            try? await PostgresServerTurns.shared.remove(leftovers)
+            await PostgresServerTurns.shared.give()
+            throw error
+        }
+        do {
+            try await PostgresServerTurns.shared.remove(leftovers)
         } catch {
             await PostgresServerTurns.shared.give()
             throw error
@@ -92,12 +103,19 @@ actor PostgresServerTurns {
         guard room.free >= needed else { throw PostgresServerTooSmall(needed: needed, room: room) }
     }
 
+    /// Drops what one test made (``PostgresTestLeftovers``).
+    func remove(_ leftovers: PostgresTestLeftovers) async throws {
+        guard let script = leftovers.removal(lockTimeout: .seconds(10)) else { return }
+        try await observerStore().execute(script: script)
+    }
+
+    /// The gate's own store: one connection, and no schema of its own (it never migrates), so that it
+    /// leaves nothing behind either.
     private func observerStore() async throws -> PostgresGrantStore {
         if let observer { return observer }
-        let store = try await PostgresTestDatabase.makeStore(
+        let store = PostgresGrantStore(
             clients: [],
-            schema: PostgresTestDatabase.uniqueSchema(),
-            maximumConnections: 1
+            configuration: try PostgresTestDatabase.configuration(schema: "tilecast_test_gate", maximumConnections: 1)
         )
         observer = store
         return store

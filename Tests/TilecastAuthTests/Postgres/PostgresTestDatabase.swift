@@ -7,11 +7,6 @@ import TilecastAuth
 @testable import TilecastAuthPostgres
 
 extension PostgresTestDatabase {
-    /// A schema name no other test uses, so tests run in parallel against one database.
-    static func uniqueSchema() -> String {
-        "tilecast_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-    }
-
     static func configuration(schema: String, maximumConnections: Int = 10) throws -> PostgresConfiguration {
         try PostgresConfiguration(databaseURL: url ?? "", schema: schema, maximumConnections: maximumConnections)
     }

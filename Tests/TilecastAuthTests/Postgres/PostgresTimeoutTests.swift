@@ -207,11 +207,11 @@ struct PostgresTimeoutTests {
 
     @Test("Too many connections (SQLSTATE 53300): callers wait for a connection the pool already has, and all succeed")
     func tooManyConnectionsWaitForAReleasedOne() async throws {
-        let role = "tilecast_limited_" + UUID().uuidString.prefix(8).lowercased()
+        let role = PostgresTestDatabase.uniqueRole()
         let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         defer { admin.close() }
         try await admin.execute(
-            script: "CREATE ROLE \(role) LOGIN CONNECTION LIMIT 2; GRANT CREATE ON DATABASE postgres TO \(role)"
+            script: "CREATE ROLE \(role) LOGIN CONNECTION LIMIT 2; " + PostgresTestDatabase.grantCreate(to: role)
         )
         let url = try #require(PostgresTestDatabase.url)
         guard url.contains("user=postgres") else { return }  // only on the CI's throwaway cluster
@@ -258,10 +258,10 @@ struct PostgresTimeoutTests {
     ) async throws -> (PostgresGrantStore, cleanup: () async throws -> Void)? {
         let url = try #require(PostgresTestDatabase.url)
         guard url.contains("user=postgres") else { return nil }  // only on the CI's throwaway cluster
-        let role = "tilecast_limited_" + UUID().uuidString.prefix(8).lowercased()
+        let role = PostgresTestDatabase.uniqueRole()
         let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         try await admin.execute(
-            script: "CREATE ROLE \(role) LOGIN CONNECTION LIMIT \(limit); GRANT CREATE ON DATABASE postgres TO \(role)"
+            script: "CREATE ROLE \(role) LOGIN CONNECTION LIMIT \(limit); " + PostgresTestDatabase.grantCreate(to: role)
         )
         let store = PostgresGrantStore(
             clients: Self.clients,
