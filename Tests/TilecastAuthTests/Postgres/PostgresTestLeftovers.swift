@@ -3,6 +3,7 @@
 #if PostgreSQL  // the package trait: swift test --traits PostgreSQL
 import Foundation
 import Synchronization
+import Testing
 import TilecastAuth
 
 @testable import TilecastAuthPostgres
@@ -67,9 +68,32 @@ extension PostgresTestDatabase {
         return name
     }
 
+    /// Whether the tests connect as `postgres` through a URL with a `user=postgres` parameter, as
+    /// `.ci/with-postgres` makes it: then they may create roles, and log in as them without a password.
+    static var allowsLimitedRoles: Bool { url?.contains("user=postgres") == true }
+
+    /// The database URL with `role` in place of `postgres` (``allowsLimitedRoles``).
+    static func url(as role: String) throws -> String {
+        let url = try #require(url)
+        try #require(allowsLimitedRoles)
+        return url.replacingOccurrences(of: "user=postgres", with: "user=\(role)")
+    }
+
     /// SQL that lets `role` create its schema in the database the tests run against, whatever its name.
     static func grantCreate(to role: String) -> String {
         "DO $$ BEGIN EXECUTE format('GRANT CREATE ON DATABASE %I TO \(role)', current_database()); END $$"
+    }
+}
+
+extension Trait where Self == ConditionTrait {
+    /// For the tests that log in as a role of their own with a connection limit: they need a URL that
+    /// connects as `postgres` with a `user=postgres` parameter on a server that trusts local logins, as
+    /// `.ci/with-postgres` starts. Elsewhere they are reported skipped, never passed without running.
+    static var limitedRoles: Self {
+        .enabled(
+            if: PostgresTestDatabase.allowsLimitedRoles,
+            "needs TILECAST_DATABASE_URL with user=postgres on a server that trusts local logins (bash .ci/with-postgres)"
+        )
     }
 }
 #endif

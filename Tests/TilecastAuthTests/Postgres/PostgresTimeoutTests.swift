@@ -205,7 +205,10 @@ struct PostgresTimeoutTests {
         #expect(refused >= 3 && refused <= 40, "\(refused) connection attempts for 100 callers")
     }
 
-    @Test("Too many connections (SQLSTATE 53300): callers wait for a connection the pool already has, and all succeed")
+    @Test(
+        "Too many connections (SQLSTATE 53300): callers wait for a connection the pool already has, and all succeed",
+        .limitedRoles
+    )
     func tooManyConnectionsWaitForAReleasedOne() async throws {
         let role = PostgresTestDatabase.uniqueRole()
         let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
@@ -213,9 +216,7 @@ struct PostgresTimeoutTests {
         try await admin.execute(
             script: "CREATE ROLE \(role) LOGIN CONNECTION LIMIT 2; " + PostgresTestDatabase.grantCreate(to: role)
         )
-        let url = try #require(PostgresTestDatabase.url)
-        guard url.contains("user=postgres") else { return }  // only on the CI's throwaway cluster
-        let limitedURL = url.replacingOccurrences(of: "user=postgres", with: "user=\(role)")
+        let limitedURL = try PostgresTestDatabase.url(as: role)
         let store = PostgresGrantStore(
             clients: Self.clients,
             configuration: try PostgresConfiguration(
@@ -255,9 +256,7 @@ struct PostgresTimeoutTests {
         maximumConnections: Int,
         connectionWaitTimeout: Duration,
         operationTimeout: Duration? = nil
-    ) async throws -> (PostgresGrantStore, cleanup: () async throws -> Void)? {
-        let url = try #require(PostgresTestDatabase.url)
-        guard url.contains("user=postgres") else { return nil }  // only on the CI's throwaway cluster
+    ) async throws -> (PostgresGrantStore, cleanup: () async throws -> Void) {
         let role = PostgresTestDatabase.uniqueRole()
         let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         try await admin.execute(
@@ -266,7 +265,7 @@ struct PostgresTimeoutTests {
         let store = PostgresGrantStore(
             clients: Self.clients,
             configuration: try PostgresConfiguration(
-                databaseURL: url.replacingOccurrences(of: "user=postgres", with: "user=\(role)"),
+                databaseURL: try PostgresTestDatabase.url(as: role),
                 schema: PostgresTestDatabase.uniqueSchema(),
                 maximumConnections: maximumConnections,
                 connectionWaitTimeout: connectionWaitTimeout,
@@ -284,15 +283,16 @@ struct PostgresTimeoutTests {
         )
     }
 
-    @Test("With the server's limit below the pool's, every caller is served: none starves waiting for a connect")
+    @Test(
+        "With the server's limit below the pool's, every caller is served: none starves waiting for a connect",
+        .limitedRoles
+    )
     func noCallerStarvesBehindRefusedConnects() async throws {
-        guard
-            let (store, cleanup) = try await Self.limitedStore(
-                limit: 2,
-                maximumConnections: 6,
-                connectionWaitTimeout: .seconds(2)
-            )
-        else { return }
+        let (store, cleanup) = try await Self.limitedStore(
+            limit: 2,
+            maximumConnections: 6,
+            connectionWaitTimeout: .seconds(2)
+        )
         let until = ContinuousClock.now.advanced(by: .seconds(4))
         let (served, failed) = await withTaskGroup(of: (Int, Int).self) { group in
             for _ in 0..<12 {
@@ -316,16 +316,14 @@ struct PostgresTimeoutTests {
         #expect(failed == 0, "\(failed) callers starved while \(served) were served")
     }
 
-    @Test("An operation's deadline starts once it has a connection: a long wait for one is no timeout")
+    @Test("An operation's deadline starts once it has a connection: a long wait for one is no timeout", .limitedRoles)
     func deadlineStartsWithTheConnection() async throws {
-        guard
-            let (store, cleanup) = try await Self.limitedStore(
-                limit: 1,
-                maximumConnections: 2,
-                connectionWaitTimeout: .seconds(5),
-                operationTimeout: .milliseconds(500)
-            )
-        else { return }
+        let (store, cleanup) = try await Self.limitedStore(
+            limit: 1,
+            maximumConnections: 2,
+            connectionWaitTimeout: .seconds(5),
+            operationTimeout: .milliseconds(500)
+        )
         // The only connection the server allows is busy for 1.5 s, three deadlines' worth.
         let holder = Task {
             try await store.pool.withConnection(idempotent: false, maintenance: true) {
