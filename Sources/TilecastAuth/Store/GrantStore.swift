@@ -37,6 +37,14 @@ public import Foundation
 /// `throws` means infrastructure failure — the database is down, a connection dropped — never a protocol
 /// outcome. An operation that throws must have written nothing (or everything: the engine cannot tell
 /// the difference, so a store must make sure it is nothing). The engine answers a throw with a 503.
+///
+/// ## Keys
+/// Every key a write names — a code's, token's or session's digest, a grant's id — is a fresh random
+/// value, so one that a stored record already has is a caller's mistake (or a broken random source).
+/// A write that would store it throws, having written nothing, where it would otherwise write (after the
+/// refusals its outcome reports); it never replaces the stored record, which would hand another grant's
+/// code, token or session to this one. PostgreSQL's unique keys do this; ``InMemoryGrantStore`` throws
+/// an ``InMemoryGrantStoreError``.
 public protocol GrantStore: Sendable {
     /// The registered client with this identifier.
     func client(_ id: ClientID) async throws -> Client?

@@ -103,12 +103,17 @@ struct InMemoryGrantStorage: Sendable {
 
     // MARK: Writes
 
-    mutating func insertCode(_ code: AuthorizationCode) {
+    mutating func insertCode(_ code: AuthorizationCode) throws(InMemoryGrantStoreError) {
+        guard codes.position(of: code.digest) == nil else { throw .codeAlreadyStored }
         codes.upsert(code, dueAt: code.expiresAt)
         sweep(at: code.issuedAt)
     }
 
-    mutating func redeemCode(_ digest: SecretDigest, issuing issuance: GrantIssuance, at now: Date) -> CodeRedemption {
+    mutating func redeemCode(
+        _ digest: SecretDigest,
+        issuing issuance: GrantIssuance,
+        at now: Date
+    ) throws(InMemoryGrantStoreError) -> CodeRedemption {
         prefetch(issuance)
         guard let position = codes.position(of: digest) else { return .notFound }
         let code = codes[position: position]
@@ -117,6 +122,7 @@ struct InMemoryGrantStorage: Sendable {
             return .alreadyRedeemed(grant: redemption.grant)
         }
         guard !isRevoked(code.account, atOrAfter: code.issuedAt) else { return .notFound }
+        try requireUnstored(issuance)
         codes.modify(at: position) {
             $0.redemption = AuthorizationCode.Redemption(grant: issuance.grant.id, redeemedAt: now)
         }
@@ -127,9 +133,10 @@ struct InMemoryGrantStorage: Sendable {
         return .redeemed
     }
 
-    mutating func createGrant(_ issuance: GrantIssuance) -> GrantCreation {
+    mutating func createGrant(_ issuance: GrantIssuance) throws(InMemoryGrantStoreError) -> GrantCreation {
         prefetch(issuance)
         guard !isRevoked(issuance.grant.account, atOrAfter: issuance.authenticatedAt) else { return .accountRevoked }
+        try requireUnstored(issuance)
         store(issuance)
         sweep(at: issuance.grant.createdAt)
         return .created
@@ -142,7 +149,7 @@ struct InMemoryGrantStorage: Sendable {
         accessToken: AccessToken,
         startingSession session: StudioSession? = nil,
         at now: Date
-    ) -> RefreshRotation {
+    ) throws(InMemoryGrantStoreError) -> RefreshRotation {
         refreshTokens.prefetch(successor.digest)
         accessTokens.prefetch(accessToken.digest)
         if let session {
@@ -167,6 +174,10 @@ struct InMemoryGrantStorage: Sendable {
         guard grant.currentRefreshToken == current else {
             return .superseded(current: RefreshTokenLookup(token: presentedToken, grant: grant))
         }
+        // Every refusal above wrote nothing; so does this one.
+        guard refreshTokens.position(of: successor.digest) == nil else { throw .refreshTokenAlreadyStored }
+        guard accessTokens.position(of: accessToken.digest) == nil else { throw .accessTokenAlreadyStored }
+        if let session, sessions.position(of: session.digest) != nil { throw .sessionAlreadyStored }
         if presented == current {
             presentedToken.state = .rotated(rotatedAt: now, successor: successor.digest)
         } else {
@@ -189,11 +200,16 @@ struct InMemoryGrantStorage: Sendable {
         return .rotated
     }
 
-    mutating func replaceSession(of grantID: GrantID, with session: StudioSession, at now: Date) -> SessionReplacement {
+    mutating func replaceSession(
+        of grantID: GrantID,
+        with session: StudioSession,
+        at now: Date
+    ) throws(InMemoryGrantStoreError) -> SessionReplacement {
         sessions.prefetch(session.digest)
         guard let grantPosition = grants.position(of: grantID), grants[position: grantPosition].isLive(at: now) else {
             return .grantNotLive
         }
+        guard sessions.position(of: session.digest) == nil else { throw .sessionAlreadyStored }
         let previous = startSession(session, ofGrantAt: grantPosition)
         sweep(at: now)
         return .replaced(previous: previous)
@@ -277,6 +293,22 @@ struct InMemoryGrantStorage: Sendable {
         }
         if let session = issuance.session {
             sessions.prefetch(session.digest)
+        }
+    }
+
+    /// Throws if a record of `issuance` has a key already stored — a caller's mistake, refused before
+    /// anything is written rather than replacing another grant's record (``InMemoryGrantStoreError``).
+    /// Its reads are of the buckets ``prefetch(_:)`` asked for.
+    private func requireUnstored(_ issuance: GrantIssuance) throws(InMemoryGrantStoreError) {
+        guard grants.position(of: issuance.grant.id) == nil else { throw .grantAlreadyStored }
+        if let token = issuance.accessToken, accessTokens.position(of: token.digest) != nil {
+            throw .accessTokenAlreadyStored
+        }
+        if let token = issuance.refreshToken, refreshTokens.position(of: token.digest) != nil {
+            throw .refreshTokenAlreadyStored
+        }
+        if let session = issuance.session, sessions.position(of: session.digest) != nil {
+            throw .sessionAlreadyStored
         }
     }
 

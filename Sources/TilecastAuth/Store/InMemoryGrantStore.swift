@@ -93,7 +93,7 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     }
 
     public func insertCode(_ code: AuthorizationCode) async throws {
-        storage.withLock { $0.insertCode(code) }
+        try storage.withLock { try $0.insertCode(code) }
     }
 
     public func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
@@ -105,11 +105,11 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         issuing issuance: GrantIssuance,
         at now: Date
     ) async throws -> CodeRedemption {
-        storage.withLock { $0.redeemCode(digest, issuing: issuance, at: now) }
+        try storage.withLock { try $0.redeemCode(digest, issuing: issuance, at: now) }
     }
 
     public func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation {
-        storage.withLock { $0.createGrant(issuance) }
+        try storage.withLock { try $0.createGrant(issuance) }
     }
 
     public func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
@@ -126,8 +126,8 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         accessToken: AccessToken,
         at now: Date
     ) async throws -> RefreshRotation {
-        storage.withLock {
-            $0.rotateRefreshToken(
+        try storage.withLock {
+            try $0.rotateRefreshToken(
                 presented,
                 replacing: current,
                 successor: successor,
@@ -146,8 +146,8 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         startingSession session: StudioSession,
         at now: Date
     ) async throws -> RefreshRotation? {
-        storage.withLock {
-            $0.rotateRefreshToken(
+        try storage.withLock {
+            try $0.rotateRefreshToken(
                 presented,
                 replacing: current,
                 successor: successor,
@@ -163,7 +163,7 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         with session: StudioSession,
         at now: Date
     ) async throws -> SessionReplacement {
-        storage.withLock { $0.replaceSession(of: grant, with: session, at: now) }
+        try storage.withLock { try $0.replaceSession(of: grant, with: session, at: now) }
     }
 
     public func revokeGrant(_ id: GrantID, reason: RevocationReason, at now: Date) async throws -> GrantRevocation {

@@ -22,6 +22,16 @@ struct StoreConformanceContext: Sendable {
     }
 
     /// Stores `issuance` through `GrantStore.createGrant(_:)`, requiring it to be created.
+    /// Fails unless `operation` throws: what a store does with a call it must refuse as an error.
+    func requireThrows(_ what: String, _ operation: () async throws -> Void) async throws {
+        do {
+            try await operation()
+        } catch {
+            return
+        }
+        throw StoreConformanceFailure(check: check, message: "\(what) did not throw")
+    }
+
     func create(_ issuance: GrantIssuance) async throws {
         let outcome = try await store.createGrant(issuance)
         try require(outcome == .created, "createGrant returned \(outcome) for a grant of an unrevoked account")

@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TilecastAuth
+
+/// A record whose key — a code's, token's or session's digest, a grant's id — is already stored is a
+/// caller's mistake (every key is a fresh random value): the store throws and writes nothing, as
+/// PostgreSQL's unique keys make it do, rather than replace the stored record. A store that replaced it
+/// would hand one grant's session, token or code to another.
+extension StoreConformanceCheck {
+    static let keyChecks: [StoreConformanceCheck] = [
+        StoreConformanceCheck("insertCode refuses a code whose digest is stored: it throws and the stored code stays") {
+            context in
+            let stored = context.fixture.code(account: "account-1")
+            try await context.store.insertCode(stored)
+            var other = context.fixture.code(account: "account-2")
+            other.digest = stored.digest
+            try await context.requireThrows("insertCode with a stored code's digest") {
+                try await context.store.insertCode(other)
+            }
+            let read = try await context.store.authorizationCode(stored.digest)
+            try context.require(read == stored, "the stored code reads back as \(String(describing: read))")
+        },
+
+        StoreConformanceCheck(
+            "createGrant refuses an issuance naming a stored grant id, token or session: it throws and writes nothing"
+        ) { context in
+            for key in IssuanceKey.allCases {
+                let stored = context.fixture.issuance(account: "account-1")
+                try await context.create(stored)
+                let other = key.reusing(stored, in: context.fixture.issuance(account: "account-2"))
+                try await context.requireThrows("createGrant naming the stored \(key)") {
+                    _ = try await context.store.createGrant(other)
+                }
+                try await requireIssuanceStored(stored, context)
+                try await requireNothingStored(other, except: key, context)
+            }
+        },
+
+        StoreConformanceCheck(
+            "redeemCode refuses an issuance naming a stored grant id, token or session: it throws, writes nothing, and the code stays unredeemed"
+        ) { context in
+            for key in IssuanceKey.allCases {
+                let stored = context.fixture.issuance(account: "account-1")
+                try await context.create(stored)
+                let code = context.fixture.code(account: "account-2")
+                try await context.store.insertCode(code)
+                let other = key.reusing(stored, in: context.fixture.issuance(account: "account-2"))
+                try await context.requireThrows("redeemCode naming the stored \(key)") {
+                    _ = try await context.store.redeemCode(code.digest, issuing: other, at: context.fixture.t0)
+                }
+                try await requireIssuanceStored(stored, context)
+                try await requireNothingStored(other, except: key, context)
+                let read = try await context.store.authorizationCode(code.digest)
+                try context.require(read == code, "the code reads back as \(String(describing: read))")
+            }
+        },
+
+        StoreConformanceCheck(
+            "rotateRefreshToken refuses a successor or access token whose digest is stored: it throws and writes nothing"
+        ) { context in
+            for key in [IssuanceKey.refreshToken, .accessToken] {
+                let (stored, issuance, rotation) = try await rotationReusing(key, context)
+                try await context.requireThrows("rotateRefreshToken naming the stored \(key)") {
+                    _ = try await context.store.rotateRefreshToken(
+                        rotation.presented,
+                        replacing: rotation.presented,
+                        successor: rotation.successor,
+                        accessToken: rotation.accessToken,
+                        at: rotation.now
+                    )
+                }
+                try await requireIssuanceStored(stored, context)
+                try await requireIssuanceStored(issuance, context)
+            }
+        },
+
+        StoreConformanceCheck(
+            "rotateRefreshToken(startingSession:) refuses a successor, access token or session whose digest is stored: it throws and writes nothing"
+        ) { context in
+            for key in [IssuanceKey.refreshToken, .accessToken, .session] {
+                let (stored, issuance, rotation) = try await rotationReusing(key, context)
+                // A store that starts sessions separately answers nil here, having written nothing.
+                do {
+                    let answer = try await context.store.rotateRefreshToken(
+                        rotation.presented,
+                        replacing: rotation.presented,
+                        successor: rotation.successor,
+                        accessToken: rotation.accessToken,
+                        startingSession: rotation.session,
+                        at: rotation.now
+                    )
+                    try context.require(
+                        answer == nil,
+                        "rotateRefreshToken naming the stored \(key) answered \(String(describing: answer))"
+                    )
+                } catch let failure as StoreConformanceFailure {
+                    throw failure
+                } catch {
+                    // Refused, as it must be.
+                }
+                try await requireIssuanceStored(stored, context)
+                try await requireIssuanceStored(issuance, context)
+            }
+        },
+
+        StoreConformanceCheck(
+            "replaceSession refuses a session whose digest is another grant's: it throws and both sessions stay"
+        ) { context in
+            let stored = context.fixture.issuance(account: "account-1")
+            try await context.create(stored)
+            let issuance = context.fixture.issuance(account: "account-2")
+            try await context.create(issuance)
+            var session = context.fixture.session(of: issuance.grant.id, at: context.fixture.t0)
+            session.digest = try context.unwrap(stored.session, "fixture without a session").digest
+            try await context.requireThrows("replaceSession with another grant's session digest") {
+                _ = try await context.store.replaceSession(of: issuance.grant.id, with: session, at: context.fixture.t0)
+            }
+            try await requireIssuanceStored(stored, context)
+            try await requireIssuanceStored(issuance, context)
+        },
+    ]
+
+    /// A rotation of a new grant's first token whose successor, access token or session (by `key`) has
+    /// the digest of the same record of another stored grant; both grants as stored.
+    static func rotationReusing(
+        _ key: IssuanceKey,
+        _ context: StoreConformanceContext
+    ) async throws -> (stored: GrantIssuance, issuance: GrantIssuance, rotation: KeyReusingRotation) {
+        let stored = context.fixture.issuance(account: "account-1")
+        try await context.create(stored)
+        let issuance = context.fixture.issuance(account: "account-2")
+        try await context.create(issuance)
+        let presented = try context.unwrap(issuance.refreshToken, "fixture without a refresh token").digest
+        let now = context.fixture.t0.addingTimeInterval(1)
+        var (successor, accessToken) = context.fixture.rotation(of: issuance.grant.id, at: now)
+        var session = context.fixture.session(of: issuance.grant.id, at: now)
+        switch key {
+        case .refreshToken: successor.digest = try context.unwrap(stored.refreshToken, "no token").digest
+        case .accessToken: accessToken.digest = try context.unwrap(stored.accessToken, "no token").digest
+        case .session: session.digest = try context.unwrap(stored.session, "no session").digest
+        case .grant: break
+        }
+        let rotation = KeyReusingRotation(
+            presented: presented,
+            successor: successor,
+            accessToken: accessToken,
+            session: session,
+            now: now
+        )
+        return (stored, issuance, rotation)
+    }
+
+    /// Fails if any record of `issuance` other than the one under `key` (which names a record already
+    /// stored) was stored.
+    static func requireNothingStored(
+        _ issuance: GrantIssuance,
+        except key: IssuanceKey,
+        _ context: StoreConformanceContext
+    ) async throws {
+        var rest = issuance
+        switch key {
+        case .grant: break
+        case .accessToken: rest.accessToken = nil
+        case .refreshToken: rest.refreshToken = nil
+        case .session: rest.session = nil
+        }
+        if key == .grant {
+            // The grant's id reads back as the stored grant; the rest must not be there.
+            rest.grant.id = context.fixture.grantID()
+        }
+        try await requireNothingStored(rest, context)
+    }
+}
+
+/// The keys of a grant's issuance, each of which a caller could name twice.
+enum IssuanceKey: CaseIterable, CustomStringConvertible {
+    case grant, accessToken, refreshToken, session
+
+    var description: String {
+        switch self {
+        case .grant: "grant id"
+        case .accessToken: "access token"
+        case .refreshToken: "refresh token"
+        case .session: "session"
+        }
+    }
+
+    /// `issuance` with this key taken from `stored`: the grant's id (on the grant and every record of
+    /// it), or the digest of one of its records (on the grant too, where it names it).
+    func reusing(_ stored: GrantIssuance, in issuance: GrantIssuance) -> GrantIssuance {
+        var issuance = issuance
+        switch self {
+        case .grant:
+            let id = stored.grant.id
+            issuance.grant.id = id
+            issuance.accessToken?.grant = id
+            issuance.refreshToken?.grant = id
+            issuance.session?.grant = id
+        case .accessToken:
+            issuance.accessToken?.digest = stored.accessToken!.digest
+        case .refreshToken:
+            issuance.refreshToken?.digest = stored.refreshToken!.digest
+            issuance.grant.currentRefreshToken = stored.refreshToken!.digest
+        case .session:
+            issuance.session?.digest = stored.session!.digest
+            issuance.grant.session = stored.session!.digest
+        }
+        return issuance
+    }
+}
+
+/// What ``StoreConformanceCheck/rotationReusing(_:_:)`` asks a store to write.
+struct KeyReusingRotation {
+    let presented: SecretDigest
+    let successor: RefreshToken
+    let accessToken: AccessToken
+    let session: StudioSession
+    let now: Date
+}
