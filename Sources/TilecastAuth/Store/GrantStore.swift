@@ -34,9 +34,11 @@ public import Foundation
 /// refresh token until its own ``RefreshToken/expiresAt``, so replays and reuse can be detected.
 ///
 /// ## Errors
-/// `throws` means infrastructure failure — the database is down, a connection dropped — never a protocol
-/// outcome. An operation that throws must have written nothing (or everything: the engine cannot tell
-/// the difference, so a store must make sure it is nothing). The engine answers a throw with a 503.
+/// `throws` means infrastructure failure — the database is down, a connection dropped — or a key already
+/// stored (below), never a protocol outcome. An operation that throws must have written nothing (or everything: the engine cannot tell
+/// the difference, so a store must make sure it is nothing). The engine answers a throw during a request
+/// with a 503; from ``AuthEngine``'s own calls (issuing a code, creating a grant) the error reaches the
+/// caller.
 ///
 /// ## Keys
 /// Every key a write names — a code's, token's or session's digest, a grant's id — is a fresh random
@@ -44,7 +46,9 @@ public import Foundation
 /// A write that would store it throws, having written nothing, where it would otherwise write (after the
 /// refusals its outcome reports); it never replaces the stored record, which would hand another grant's
 /// code, token or session to this one. PostgreSQL's unique keys do this; ``InMemoryGrantStore`` throws
-/// an ``InMemoryGrantStoreError``.
+/// an ``InMemoryGrantStoreError``. "Stored" is as the store stands: a record already expired may have been
+/// removed by one store and not yet by another, so a key reused after its record expired may be refused
+/// by one and accepted by the other.
 public protocol GrantStore: Sendable {
     /// The registered client with this identifier.
     func client(_ id: ClientID) async throws -> Client?

@@ -174,19 +174,26 @@ struct InMemoryGrantStorage: Sendable {
         guard grant.currentRefreshToken == current else {
             return .superseded(current: RefreshTokenLookup(token: presentedToken, grant: grant))
         }
-        // Every refusal above wrote nothing; so does this one.
-        guard refreshTokens.position(of: successor.digest) == nil else { throw .refreshTokenAlreadyStored }
-        guard accessTokens.position(of: accessToken.digest) == nil else { throw .accessTokenAlreadyStored }
-        if let session, sessions.position(of: session.digest) != nil { throw .sessionAlreadyStored }
+        // A leeway retry (presented ≠ current): the presented token must still point at `current`, and
+        // `current` be stored; it becomes retired.
+        var retiredPosition: Int?
         if presented == current {
             presentedToken.state = .rotated(rotatedAt: now, successor: successor.digest)
         } else {
             guard case .rotated(let rotatedAt, let expected) = presentedToken.state, expected == current,
-                let retiredPosition = refreshTokens.position(of: current)
+                let position = refreshTokens.position(of: current)
             else {
                 return .superseded(current: RefreshTokenLookup(token: presentedToken, grant: grant))
             }
             presentedToken.state = .rotated(rotatedAt: rotatedAt, successor: successor.digest)
+            retiredPosition = position
+        }
+        // Every refusal an outcome reports came first (GrantStore's contract, "Keys"); nothing is written
+        // yet, and a key already stored throws before anything is.
+        guard refreshTokens.position(of: successor.digest) == nil else { throw .refreshTokenAlreadyStored }
+        guard accessTokens.position(of: accessToken.digest) == nil else { throw .accessTokenAlreadyStored }
+        if let session, sessions.position(of: session.digest) != nil { throw .sessionAlreadyStored }
+        if let retiredPosition {
             refreshTokens.modify(at: retiredPosition) { $0.state = .retired(retiredAt: now) }
         }
         refreshTokens.modify(at: presentedPosition) { $0 = presentedToken }

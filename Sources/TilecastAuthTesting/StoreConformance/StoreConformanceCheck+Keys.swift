@@ -72,6 +72,7 @@ extension StoreConformanceCheck {
                 }
                 try await requireIssuanceStored(stored, context)
                 try await requireIssuanceStored(issuance, context)
+                try await requireRotationUnstored(rotation, except: key, context)
             }
         },
 
@@ -101,7 +102,63 @@ extension StoreConformanceCheck {
                 }
                 try await requireIssuanceStored(stored, context)
                 try await requireIssuanceStored(issuance, context)
+                try await requireRotationUnstored(rotation, except: key, context)
             }
+        },
+
+        StoreConformanceCheck(
+            "rotateRefreshToken, and rotateRefreshToken(startingSession:), refuse a leeway retry naming a stale successor as superseded before looking at any key"
+        ) { context in
+            // The retry's own refusal comes first, as every refusal an outcome reports does: a store that
+            // looked at the keys first would throw where the other answers .superseded.
+            let stored = context.fixture.issuance(account: "account-1")
+            try await context.create(stored)
+            let (issuance, first, second) = try await context.grantRotatedOnce()
+            let later = context.fixture.t0.addingTimeInterval(1)
+            let (third, _, _) = try await context.rotate(
+                second.digest,
+                replacing: second.digest,
+                of: issuance.grant.id,
+                at: later
+            )
+            try context.require(third == .rotated, "rotating the successor returned \(third)")
+            let current = try context.unwrap(try await context.store.grant(issuance.grant.id), "the grant vanished")
+            let now = later.addingTimeInterval(1)
+            var (successor, accessToken) = context.fixture.rotation(of: issuance.grant.id, at: now)
+            successor.digest = try context.unwrap(stored.refreshToken, "no token").digest
+            accessToken.digest = try context.unwrap(stored.accessToken, "no token").digest
+            var session = context.fixture.session(of: issuance.grant.id, at: now)
+            session.digest = try context.unwrap(stored.session, "no session").digest
+            let replacing = try context.unwrap(current.currentRefreshToken, "the grant has no current token")
+            // `first` was rotated to `second`, not to the grant's current token.
+            let outcome = try await context.store.rotateRefreshToken(
+                first,
+                replacing: replacing,
+                successor: successor,
+                accessToken: accessToken,
+                at: now
+            )
+            guard case .superseded = outcome else {
+                throw StoreConformanceFailure(check: context.check, message: "the stale retry returned \(outcome)")
+            }
+            let combined = try await context.store.rotateRefreshToken(
+                first,
+                replacing: replacing,
+                successor: successor,
+                accessToken: accessToken,
+                startingSession: session,
+                at: now
+            )
+            if let combined, case .superseded = combined {
+            } else if let combined {
+                throw StoreConformanceFailure(
+                    check: context.check,
+                    message: "the stale retry starting a session returned \(combined)"
+                )
+            }
+            try await requireIssuanceStored(stored, context)
+            let after = try await context.store.grant(issuance.grant.id)
+            try context.require(after == current, "the grant changed: \(String(describing: after))")
         },
 
         StoreConformanceCheck(
@@ -149,6 +206,34 @@ extension StoreConformanceCheck {
             now: now
         )
         return (stored, issuance, rotation)
+    }
+
+    /// Fails if a record of `rotation` other than the one under `key` (which names a record already
+    /// stored) was stored.
+    static func requireRotationUnstored(
+        _ rotation: KeyReusingRotation,
+        except key: IssuanceKey,
+        _ context: StoreConformanceContext
+    ) async throws {
+        let store = context.store
+        if key != .refreshToken {
+            try context.require(
+                try await store.refreshToken(rotation.successor.digest) == nil,
+                "a refused rotation stored its successor"
+            )
+        }
+        if key != .accessToken {
+            try context.require(
+                try await store.accessToken(rotation.accessToken.digest) == nil,
+                "a refused rotation stored its access token"
+            )
+        }
+        if key != .session {
+            try context.require(
+                try await store.session(rotation.session.digest) == nil,
+                "a refused rotation stored its session"
+            )
+        }
     }
 
     /// Fails if any record of `issuance` other than the one under `key` (which names a record already

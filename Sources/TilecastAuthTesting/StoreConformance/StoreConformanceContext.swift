@@ -21,7 +21,6 @@ struct StoreConformanceContext: Sendable {
         return value
     }
 
-    /// Stores `issuance` through `GrantStore.createGrant(_:)`, requiring it to be created.
     /// Fails unless `operation` throws: what a store does with a call it must refuse as an error.
     func requireThrows(_ what: String, _ operation: () async throws -> Void) async throws {
         do {
@@ -32,6 +31,7 @@ struct StoreConformanceContext: Sendable {
         throw StoreConformanceFailure(check: check, message: "\(what) did not throw")
     }
 
+    /// Stores `issuance` through `GrantStore.createGrant(_:)`, requiring it to be created.
     func create(_ issuance: GrantIssuance) async throws {
         let outcome = try await store.createGrant(issuance)
         try require(outcome == .created, "createGrant returned \(outcome) for a grant of an unrevoked account")
