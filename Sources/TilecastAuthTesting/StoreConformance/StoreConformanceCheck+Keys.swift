@@ -60,19 +60,7 @@ extension StoreConformanceCheck {
             "rotateRefreshToken refuses a successor or access token whose digest is stored: it throws and writes nothing"
         ) { context in
             for key in [IssuanceKey.refreshToken, .accessToken] {
-                let (stored, issuance, rotation) = try await rotationReusing(key, context)
-                try await context.requireThrows("rotateRefreshToken naming the stored \(key)") {
-                    _ = try await context.store.rotateRefreshToken(
-                        rotation.presented,
-                        replacing: rotation.presented,
-                        successor: rotation.successor,
-                        accessToken: rotation.accessToken,
-                        at: rotation.now
-                    )
-                }
-                try await requireIssuanceStored(stored, context)
-                try await requireIssuanceStored(issuance, context)
-                try await requireRotationUnstored(rotation, except: key, context)
+                try await requireRotationRefused(reusing: key, startingSession: false, context)
             }
         },
 
@@ -80,29 +68,7 @@ extension StoreConformanceCheck {
             "rotateRefreshToken(startingSession:) refuses a successor, access token or session whose digest is stored: it throws and writes nothing"
         ) { context in
             for key in [IssuanceKey.refreshToken, .accessToken, .session] {
-                let (stored, issuance, rotation) = try await rotationReusing(key, context)
-                // A store that starts sessions separately answers nil here, having written nothing.
-                do {
-                    let answer = try await context.store.rotateRefreshToken(
-                        rotation.presented,
-                        replacing: rotation.presented,
-                        successor: rotation.successor,
-                        accessToken: rotation.accessToken,
-                        startingSession: rotation.session,
-                        at: rotation.now
-                    )
-                    try context.require(
-                        answer == nil,
-                        "rotateRefreshToken naming the stored \(key) answered \(String(describing: answer))"
-                    )
-                } catch let failure as StoreConformanceFailure {
-                    throw failure
-                } catch {
-                    // Refused, as it must be.
-                }
-                try await requireIssuanceStored(stored, context)
-                try await requireIssuanceStored(issuance, context)
-                try await requireRotationUnstored(rotation, except: key, context)
+                try await requireRotationRefused(reusing: key, startingSession: true, context)
             }
         },
 
@@ -177,6 +143,54 @@ extension StoreConformanceCheck {
             try await requireIssuanceStored(issuance, context)
         },
     ]
+
+    /// Rotates a new grant's first token to a successor, access token or session (by `key`) that has the
+    /// digest of the same record of another stored grant — starting the session in the same call when
+    /// `startingSession` is set — and fails unless the call throws and writes nothing. A store that starts
+    /// sessions separately may answer `nil` to the combined call instead, having written nothing.
+    static func requireRotationRefused(
+        reusing key: IssuanceKey,
+        startingSession: Bool,
+        _ context: StoreConformanceContext
+    ) async throws {
+        let (stored, issuance, rotation) = try await rotationReusing(key, context)
+        do {
+            let answer: RefreshRotation?
+            if startingSession {
+                answer = try await context.store.rotateRefreshToken(
+                    rotation.presented,
+                    replacing: rotation.presented,
+                    successor: rotation.successor,
+                    accessToken: rotation.accessToken,
+                    startingSession: rotation.session,
+                    at: rotation.now
+                )
+                try context.require(
+                    answer == nil,
+                    "rotateRefreshToken(startingSession:) naming the stored \(key) answered \(String(describing: answer))"
+                )
+            } else {
+                answer = try await context.store.rotateRefreshToken(
+                    rotation.presented,
+                    replacing: rotation.presented,
+                    successor: rotation.successor,
+                    accessToken: rotation.accessToken,
+                    at: rotation.now
+                )
+                throw StoreConformanceFailure(
+                    check: context.check,
+                    message: "rotateRefreshToken naming the stored \(key) answered \(String(describing: answer))"
+                )
+            }
+        } catch let failure as StoreConformanceFailure {
+            throw failure
+        } catch {
+            // Refused, as it must be.
+        }
+        try await requireIssuanceStored(stored, context)
+        try await requireIssuanceStored(issuance, context)
+        try await requireRotationUnstored(rotation, except: key, context)
+    }
 
     /// A rotation of a new grant's first token whose successor, access token or session (by `key`) has
     /// the digest of the same record of another stored grant; both grants as stored.
