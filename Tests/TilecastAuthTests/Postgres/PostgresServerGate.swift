@@ -37,25 +37,29 @@ struct PostgresServerGate: SuiteTrait, TestTrait, TestScoping {
         testCase: Test.Case?,
         performing function: @concurrent @Sendable () async throws -> Void
     ) async throws {
-        await PostgresServerTurns.shared.take()
+        let turns = PostgresServerTurns.shared
+        await turns.take()
         let leftovers = PostgresTestLeftovers()
+        let test: Result<Void, any Error>
         do {
-            try await PostgresServerTurns.shared.awaitRoom(for: Self.connectionsPerTest)
+            try await turns.awaitRoom(for: Self.connectionsPerTest)
             try await PostgresTestLeftovers.$current.withValue(leftovers) { try await function() }
+            test = .success(())
         } catch {
-            // The test's own failure is the one reported; a cleanup that fails too still fails the run
-            // through the check in .ci/run that nothing is left behind.
-            try? await PostgresServerTurns.shared.remove(leftovers)
-            await PostgresServerTurns.shared.give()
-            throw error
+            test = .failure(error)
         }
+        let removal: Result<Void, any Error>
         do {
-            try await PostgresServerTurns.shared.remove(leftovers)
+            try await turns.remove(leftovers)
+            removal = .success(())
         } catch {
-            await PostgresServerTurns.shared.give()
-            throw error
+            removal = .failure(error)
         }
-        await PostgresServerTurns.shared.give()
+        await turns.give()
+        // The test's own failure is the one reported; a removal that failed as well still fails the run
+        // through the check in .ci/run that nothing is left behind.
+        try test.get()
+        try removal.get()
     }
 }
 
