@@ -13,11 +13,14 @@ import TilecastAuthPostgres
 final class BenchmarkWorld {
     static let callback = "tilecast-ios://oauth/callback"
     static let account: AccountID = "bench-account"
+    static let scope = "tiles:read profile"
     static let clients = [
         Client(id: .tilecastIOS, redirectURIs: [callback], allowedScopeTokens: ["tiles:read", "profile"])
     ]
 
     let engine: AuthEngine
+    /// How the world's codes name their account, redirect URI and scope.
+    let strings: RequestStrings
     #if PostgreSQL
     private let postgres: (store: PostgresGrantStore, limiter: PostgresRateLimiter)?
     #endif
@@ -25,12 +28,23 @@ final class BenchmarkWorld {
     /// A world with `liveGrants` live grants. An in-memory store is sized for `liveGrants + headroom`, the
     /// way a server sizes its store for the load it expects
     /// (``InMemoryGrantStore/init(clients:expectedLiveGrants:)``); a PostgreSQL one gets a fresh schema.
-    init(liveGrants: Int, headroom: Int = 0, store: BenchmarkStore = .memory) async throws {
+    init(
+        liveGrants: Int,
+        headroom: Int = 0,
+        store: BenchmarkStore = .memory,
+        strings: RequestStrings = .shared
+    ) async throws {
+        self.strings = strings
+        let accounts: any AccountDirectory =
+            switch strings {
+            case .shared: InMemoryAccountDirectory(activeAccounts: [Self.account])
+            case .asReceived: EveryAccountActive()
+            }
         switch store {
         case .memory:
             engine = try AuthEngine(
                 store: InMemoryGrantStore(clients: Self.clients, expectedLiveGrants: liveGrants + headroom),
-                accounts: InMemoryAccountDirectory(activeAccounts: [Self.account]),
+                accounts: accounts,
                 rateLimiter: InMemoryRateLimiter(capacity: Int.max / 2)
             )
             #if PostgreSQL
@@ -49,7 +63,7 @@ final class BenchmarkWorld {
             let limiter = PostgresRateLimiter(configuration: configuration, capacity: Int(Int32.max))
             engine = try AuthEngine(
                 store: store,
-                accounts: InMemoryAccountDirectory(activeAccounts: [Self.account]),
+                accounts: accounts,
                 rateLimiter: limiter
             )
             postgres = (store, limiter)
@@ -124,17 +138,33 @@ final class BenchmarkWorld {
         let random = SystemRandomSource()
         for _ in 0..<count {
             let verifier = CodeChallenge.makeVerifier(using: random)
+            let (account, redirectURI, scope) = requestStrings()
             let issued = try await engine.issueCode(
-                account: Self.account,
+                account: account,
                 client: .tilecastIOS,
-                redirectURI: Self.callback,
+                redirectURI: redirectURI,
                 codeChallenge: CodeChallenge.s256(for: verifier).value,
                 codeChallengeMethod: "S256",
-                scope: "tiles:read profile"
+                scope: scope
             )
             codes.append((issued.code.unredactedValue, verifier))
         }
         return codes
+    }
+
+    /// The account, redirect URI and scope of the next code, as ``strings`` says.
+    private func requestStrings() -> (account: AccountID, redirectURI: String, scope: String) {
+        switch strings {
+        case .shared:
+            return (Self.account, Self.callback, Self.scope)
+        case .asReceived:
+            // Each decoded from bytes, as a server's parser makes them: storage of their own.
+            return (
+                AccountID(UUID().uuidString.lowercased()),
+                String(decoding: Array(Self.callback.utf8), as: UTF8.self),
+                String(decoding: Array(Self.scope.utf8), as: UTF8.self)
+            )
+        }
     }
 
     /// Signs in `count` times; returns what each sign-in gave: refresh token, session id, access token.
@@ -190,4 +220,20 @@ final class BenchmarkWorld {
         else { return "" }
         return String(pair[pair.index(after: equals)...])
     }
+}
+
+/// How a ``BenchmarkWorld``'s codes name their account, redirect URI and scope.
+public enum RequestStrings: String, Sendable, CaseIterable {
+    /// One short account name (kept inside its `String`, 15 bytes or less) and the same redirect URI and
+    /// scope strings for every code: their bytes are stored once, however many records hold them.
+    case shared = "shared"
+    /// As a server receives them: every code for an account of its own, named by a 36-character id, and
+    /// the redirect URI and the scope decoded afresh from each request's bytes — each string longer than
+    /// 15 bytes, so each has storage of its own unless the store shares it.
+    case asReceived = "as-received"
+}
+
+/// An account directory that finds every account active, for a world whose accounts are made as it goes.
+private struct EveryAccountActive: AccountDirectory {
+    func status(of account: AccountID) async throws -> AccountStatus { .active }
 }

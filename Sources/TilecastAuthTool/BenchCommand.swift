@@ -22,6 +22,8 @@ struct BenchCommand: Subcommand {
                             same server, with the same numbers of callers)
           --only OP         measure only this operation, with one caller (for profiling)
           --callers N       with --only: with N concurrent callers instead
+          --memory-only S   measure only memory per grant, in this process, with the strings S:
+                            as-received or shared (the benchmark runs itself so for each)
           --store postgres  run on PostgresGrantStore and PostgresRateLimiter, in a throwaway schema of
                             the database at --database-url, with 1, 2 and 8 callers; adds round trips
                             and statements per operation (statements need pg_stat_statements preloaded
@@ -42,6 +44,8 @@ struct BenchCommand: Subcommand {
     var databaseURL: String?
     var smoke = false
     var only = false
+    /// Set for the process that measures memory per grant alone, with these strings.
+    var memoryOnly: RequestStrings?
 
     init(arguments: [String]) throws(UsageError) {
         var runs: Int?
@@ -95,6 +99,12 @@ struct BenchCommand: Subcommand {
                 storeName = value
             case "--database-url":
                 databaseURL = value
+            case "--memory-only":
+                guard let strings = RequestStrings(rawValue: value) else {
+                    let names = RequestStrings.allCases.map(\.rawValue).joined(separator: " or ")
+                    throw UsageError("--memory-only takes \(names)")
+                }
+                memoryOnly = strings
             default:
                 throw UsageError("unknown option \(argument)")
             }
@@ -141,6 +151,14 @@ struct BenchCommand: Subcommand {
         #if DEBUG
         print("note: a debug build; measure with `swift run -c release tilecast-auth bench`")
         #endif
+        if let memoryOnly {
+            guard let bytes = try? await MemoryPerGrant.measureHere(grants: memoryGrants, strings: memoryOnly) else {
+                print("error: memory per grant could not be measured (it needs /proc)")
+                return false
+            }
+            print("\(MemoryPerGrant.outputPrefix)\(bytes)")
+            return true
+        }
         do {
             // What the engine is compared against is measured between the engine's rounds, so that every
             // ratio comes from the same minutes of the same machine.
@@ -203,7 +221,9 @@ struct BenchCommand: Subcommand {
                 }
                 return true
             }
-            let memory = try await MemoryPerGrant.measure(grants: memoryGrants)
+            let memory = MemoryPerGrant.measure(grants: memoryGrants) { strings in
+                ["bench", "--memory-only", strings.rawValue, "--memory-grants", String(memoryGrants)]
+            }
             let storeWrites = try await StoreWriteBenchmark.run(writes: smoke ? 10_000 : 100_000)
             let accountOperations = try await AccountOperationsBenchmark.run(
                 largeGrants: memoryGrants,
@@ -317,7 +337,7 @@ struct BenchCommand: Subcommand {
 
     private func report(
         _ measurements: [BenchmarkMeasurement],
-        memory: Double?,
+        memory: MemoryPerGrant.Result?,
         hash: (used: Double, portable: Double, floor: Double)?,
         openssl: Double?,
         peers: [PeerBenchmark.Result]?,
@@ -344,7 +364,10 @@ struct BenchCommand: Subcommand {
         }
         if let memory {
             print(
-                "\nmemory per live grant (grant, redeemed code, access and refresh token, session): \(Int(memory)) bytes"
+                "\nmemory per live grant (grant, redeemed code, access and refresh token, session): "
+                    + "\(Int(memory.asReceived)) bytes as a server receives its requests (an account of its own per "
+                    + "grant, named by 36 characters; redirect URI and scope decoded per request); "
+                    + "\(Int(memory.sharedStrings)) bytes with one short account name and shared strings"
             )
         }
         if let hash {
@@ -422,7 +445,10 @@ struct BenchCommand: Subcommand {
             print(line)
         }
         if let memory {
-            print("bench memory_per_grant_bytes=\(Int(memory))")
+            print(
+                "bench memory_per_grant_bytes=\(Int(memory.asReceived)) "
+                    + "memory_per_grant_shared_strings_bytes=\(Int(memory.sharedStrings))"
+            )
         }
         if let limiter {
             print(

@@ -33,6 +33,8 @@ struct InMemoryGrantStorage: Sendable {
     var accountRevocations: [AccountID: Date] = [:]
     /// When each account revocation may be forgotten. Revocations are rare, so a schedule is cheap here.
     var revocationExpiries = ExpiryQueue<AccountID>()
+    /// One copy of the strings records hold alike: client ids, redirect URIs, scopes.
+    var sharedStrings = SharedStrings()
 
     init(clients: [Client]) {
         self.clients = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
@@ -47,10 +49,10 @@ struct InMemoryGrantStorage: Sendable {
         accessTokens.reserveCapacity(snapshot.accessTokens.count)
         sessions.reserveCapacity(snapshot.sessions.count)
         for grant in snapshot.grants.values {
-            grants.upsert(grant, dueAt: grant.expiresAt)
+            grants.upsert(sharedStrings.share(grant, client: self.clients[grant.client]), dueAt: grant.expiresAt)
         }
         for code in snapshot.codes.values {
-            codes.upsert(code, dueAt: retention(of: code))
+            codes.upsert(sharedStrings.share(code, client: self.clients[code.client]), dueAt: retention(of: code))
         }
         for token in snapshot.refreshTokens.values {
             refreshTokens.upsert(token, dueAt: token.expiresAt)
@@ -105,7 +107,7 @@ struct InMemoryGrantStorage: Sendable {
 
     mutating func insertCode(_ code: AuthorizationCode) throws(InMemoryGrantStoreError) {
         guard codes.position(of: code.digest) == nil else { throw .codeAlreadyStored }
-        codes.upsert(code, dueAt: code.expiresAt)
+        codes.upsert(sharedStrings.share(code, client: clients[code.client]), dueAt: code.expiresAt)
         sweep(at: code.issuedAt)
     }
 
@@ -137,6 +139,8 @@ struct InMemoryGrantStorage: Sendable {
         prefetch(issuance)
         guard !isRevoked(issuance.grant.account, atOrAfter: issuance.authenticatedAt) else { return .accountRevoked }
         try requireUnstored(issuance)
+        var issuance = issuance
+        issuance.grant = sharedStrings.share(issuance.grant, client: clients[issuance.grant.client])
         store(issuance)
         sweep(at: issuance.grant.createdAt)
         return .created

@@ -14,6 +14,10 @@ public import Foundation
 /// of codes, grants, tokens and sessions instead of growing with every exchange; ``removeExpired(at:)``
 /// removes everything due at once.
 ///
+/// Records keep one copy of the strings they hold alike — the registered client's id and redirect URI,
+/// each scope — whatever copies the caller passed, where the bytes are the same: a server decodes each
+/// request afresh, and a copy per record would cost about 80 bytes each.
+///
 /// It serves one process. Several server instances behind a load balancer need a shared store.
 public final class InMemoryGrantStore: GrantStore, Sendable {
     /// Every record the store holds, for tests that compare the store before and after a request.

@@ -282,6 +282,174 @@ extension InMemoryGrantStoreTests {
     }
 
     /// A grant of `Harness.account` with no token and no session.
+    // MARK: Shared strings
+
+    @Test(
+        "Records share one copy of a registered client's id and redirect URI and of a scope, however the caller made its strings"
+    )
+    func recordsShareStrings() async throws {
+        // Strings longer than 15 bytes have storage of their own: a server decoding each request makes a
+        // copy per request, which a store would otherwise keep per record. None of these fit inline.
+        let clientID = ClientID("tilecast-ios-enterprise")
+        let callback = "tilecast-ios-enterprise://oauth/callback"
+        let client = Client(id: clientID, redirectURIs: [callback], allowedScopeTokens: ["tiles:read", "profile"])
+        let store = InMemoryGrantStore(clients: [client])
+        let account = AccountID("account-3f1c2a9e-5b7d-4e60-9a8b")
+        let scope = "tiles:read profile"
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let random = SystemRandomSource()
+        func code(account: AccountID) -> AuthorizationCode {
+            AuthorizationCode(
+                digest: OpaqueToken.mint(.authorizationCode, using: random).digest,
+                client: ClientID(Self.decoded(clientID.rawValue)),
+                account: AccountID(Self.decoded(account.rawValue)),
+                redirectURI: Self.decoded(callback),
+                scope: Scope(Self.decoded(scope))!,
+                challenge: .s256(for: "verifier-\(UUID().uuidString)-and-more-to-make-43"),
+                issuedAt: now,
+                expiresAt: now.addingTimeInterval(600)
+            )
+        }
+        let first = code(account: account)
+        let second = code(account: account)
+        try await store.insertCode(first)
+        try await store.insertCode(second)
+        let stored = try #require(try await store.authorizationCode(first.digest))
+        let storedSecond = try #require(try await store.authorizationCode(second.digest))
+        // The caller's copies differ from the registration's...
+        #expect(Self.storage(of: first.redirectURI) != Self.storage(of: callback))
+        #expect(Self.storage(of: first.scope.rawValue) != Self.storage(of: second.scope.rawValue))
+        // ...and the stored codes hold the registration's, and one copy of the scope.
+        #expect(Self.storage(of: stored.redirectURI) == Self.storage(of: callback))
+        #expect(Self.storage(of: storedSecond.redirectURI) == Self.storage(of: callback))
+        #expect(Self.storage(of: stored.client.rawValue) == Self.storage(of: clientID.rawValue))
+        #expect(Self.storage(of: stored.scope.rawValue) == Self.storage(of: storedSecond.scope.rawValue))
+        #expect(stored == first && storedSecond == second)
+
+        // A created grant shares the registration's client id and the scope's one copy.
+        let created = Grant(
+            id: GrantID(rawValue: UUID()),
+            client: ClientID(Self.decoded(clientID.rawValue)),
+            account: AccountID(Self.decoded(account.rawValue)),
+            scope: Scope(Self.decoded(scope))!,
+            createdAt: now,
+            expiresAt: now.addingTimeInterval(86_400),
+            currentRefreshToken: nil,
+            session: nil
+        )
+        let creation = GrantIssuance(grant: created, accessToken: nil, refreshToken: nil, session: nil)
+        #expect(try await store.createGrant(creation) == .created)
+        let storedCreated = try #require(try await store.grant(created.id))
+        #expect(storedCreated == created)
+        #expect(Self.storage(of: storedCreated.client.rawValue) == Self.storage(of: clientID.rawValue))
+        #expect(Self.storage(of: storedCreated.scope.rawValue) == Self.storage(of: stored.scope.rawValue))
+
+        // A store restored from a snapshot of fresh copies shares them again.
+        var snapshot = store.snapshot()
+        snapshot.codes = snapshot.codes.mapValues { code in
+            var copy = code
+            copy.redirectURI = Self.decoded(code.redirectURI)
+            copy.scope = Scope(Self.decoded(code.scope.rawValue))!
+            return copy
+        }
+        let restored = InMemoryGrantStore(clients: [client], snapshot: snapshot)
+        let restoredCode = try #require(try await restored.authorizationCode(second.digest))
+        #expect(restoredCode == second)
+        #expect(Self.storage(of: restoredCode.redirectURI) == Self.storage(of: callback))
+    }
+
+    @Test("An exchange's grant holds its code's strings, not copies of them")
+    func exchangeGrantHoldsCodeStrings() async throws {
+        // The store does not compare a redemption's strings with its code's (the exchange's hot path); the
+        // engine makes the grant of the code's own, and this holds it to that.
+        let harness = try Harness()
+        let account = AccountID("account-3f1c2a9e-5b7d-4e60-9a8b")
+        harness.accounts.setStatus(.active, of: account)
+        let verifier = harness.newVerifier()
+        let code = try await harness.issueCode(
+            verifier: verifier,
+            redirectURI: Self.decoded(Harness.callback),
+            scope: Self.decoded(Harness.scope),
+            account: AccountID(Self.decoded(account.rawValue))
+        )
+        #expect(await harness.exchange(code: code, verifier: verifier).status == 200)
+        let snapshot = harness.memory.snapshot()
+        let grant = try #require(snapshot.grants.values.first)
+        let redeemed = try #require(snapshot.codes.values.first)
+        #expect(redeemed.redemption?.grant == grant.id)
+        #expect(Self.storage(of: grant.account.rawValue) == Self.storage(of: redeemed.account.rawValue))
+        #expect(Self.storage(of: grant.scope.rawValue) == Self.storage(of: redeemed.scope.rawValue))
+        #expect(Self.storage(of: redeemed.redirectURI) == Self.storage(of: Harness.callback))
+    }
+
+    @Test("A store shares a string only with one of the same bytes, never with one Unicode merely finds equal")
+    func sharingComparesBytes() async throws {
+        // "é" as one scalar (U+00E9) and as "e" with a combining acute (U+0301): `==` finds the strings
+        // equal (canonical equivalence), but the exchange compares the redirect URI byte for byte.
+        let composed = "tilecast-ios-enterprise://oauth/caf\u{E9}"
+        let decomposed = "tilecast-ios-enterprise://oauth/cafe\u{301}"
+        #expect(composed == decomposed)
+        let clientID = ClientID("tilecast-ios-enterprise")
+        let client = Client(id: clientID, redirectURIs: [composed], allowedScopeTokens: ["profile"])
+        let store = InMemoryGrantStore(clients: [client])
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let code = AuthorizationCode(
+            digest: OpaqueToken.mint(.authorizationCode, using: SystemRandomSource()).digest,
+            client: clientID,
+            account: Harness.account,
+            redirectURI: decomposed,
+            scope: Scope("profile")!,
+            challenge: .s256(for: "a-verifier-long-enough-to-be-forty-three-characters"),
+            issuedAt: now,
+            expiresAt: now.addingTimeInterval(600)
+        )
+        try await store.insertCode(code)
+        let stored = try #require(try await store.authorizationCode(code.digest))
+        #expect(Array(stored.redirectURI.utf8) == Array(decomposed.utf8))
+    }
+
+    @Test("The scope pool keeps at most its capacity, and a scope outside it is stored as given")
+    func scopePoolIsBounded() throws {
+        let clientID = ClientID("tilecast-ios-enterprise")
+        let client = Client(id: clientID, redirectURIs: [Harness.callback], allowedScopeTokens: [])
+        var storage = InMemoryGrantStorage(clients: [client])
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let random = SystemRandomSource()
+        var stored: [(SecretDigest, String)] = []
+        for number in 0..<(SharedStrings.scopeCapacity * 2) {
+            let scope = "tiles:read layer-\(number) profile"
+            let digest = OpaqueToken.mint(.authorizationCode, using: random).digest
+            try storage.insertCode(
+                AuthorizationCode(
+                    digest: digest,
+                    client: clientID,
+                    account: Harness.account,
+                    redirectURI: Harness.callback,
+                    scope: Scope(scope)!,
+                    challenge: .s256(for: "a-verifier-long-enough-to-be-forty-three-characters"),
+                    issuedAt: now,
+                    expiresAt: now.addingTimeInterval(600)
+                )
+            )
+            stored.append((digest, scope))
+        }
+        #expect(storage.sharedStrings.scopes.count == SharedStrings.scopeCapacity)
+        for (digest, scope) in stored {
+            #expect(storage.codes[digest]?.scope.rawValue == scope)
+        }
+    }
+
+    /// A copy of `text` with storage of its own, as a parser decoding a request's bytes makes it.
+    static func decoded(_ text: String) -> String {
+        String(decoding: Array(text.utf8), as: UTF8.self)
+    }
+
+    /// Where a string longer than 15 bytes keeps its bytes: two strings share storage when equal.
+    static func storage(of text: String) -> UnsafeRawPointer? {
+        precondition(text.utf8.count > 15, "a string of 15 bytes or less is kept inline, not in storage")
+        return text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+    }
+
     static func bareGrant(_ id: GrantID, createdAt: Date, lifetime: TimeInterval) -> GrantIssuance {
         GrantIssuance(
             grant: Grant(
