@@ -24,6 +24,9 @@ public struct Benchmark: Sendable {
         public var callers = 1
         /// The store the engine runs on.
         public var store = BenchmarkStore.memory
+        /// How the codes name their account, redirect URI and scope: shared by default, as the peers'
+        /// benchmark does (one user); as a server receives them with `--strings as-received`.
+        public var strings = RequestStrings.shared
 
         public init() {}
 
@@ -82,7 +85,8 @@ public struct Benchmark: Sendable {
             persistentWorlds[size] = try await BenchmarkWorld(
                 liveGrants: size,
                 headroom: casesAtSize * options.runs * options.operationsPerRun,
-                store: options.store
+                store: options.store,
+                strings: options.strings
             )
         }
 
@@ -100,7 +104,8 @@ public struct Benchmark: Sendable {
                 let world = try await BenchmarkWorld(
                     liveGrants: measured.size,
                     headroom: 2 * options.operationsPerRun,
-                    store: options.store
+                    store: options.store,
+                    strings: options.strings
                 )
                 samples[index].append(try await measure(measured.operation, in: world, callers: measured.callers))
                 await world.tearDown()

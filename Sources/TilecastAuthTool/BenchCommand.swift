@@ -11,6 +11,7 @@ struct BenchCommand: Subcommand {
         usage: swift run -c release tilecast-auth bench [--smoke] [--runs N] [--ops N] [--grants N,N…]
                                                         [--memory-grants N] [--peers PATH]
                                                         [--store memory|postgres --database-url URL]
+                                                        [--strings shared|as-received]
 
           --smoke           a few hundred operations, to show the benchmark still works (CI)
           --runs N          runs per operation (default 7; 5 on PostgreSQL)
@@ -22,6 +23,9 @@ struct BenchCommand: Subcommand {
                             same server, with the same numbers of callers)
           --only OP         measure only this operation, with one caller (for profiling)
           --callers N       with --only: with N concurrent callers instead
+          --strings S       how codes name account, redirect URI and scope: shared (default; one
+                            account, as the peers' benchmark has) or as-received (an account of its own
+                            per grant, 36-character ids, each request's strings decoded afresh)
           --memory-only S   measure only memory per grant, in this process, with the strings S:
                             as-received or shared (the benchmark runs itself so for each)
           --store postgres  run on PostgresGrantStore and PostgresRateLimiter, in a throwaway schema of
@@ -99,6 +103,12 @@ struct BenchCommand: Subcommand {
                 storeName = value
             case "--database-url":
                 databaseURL = value
+            case "--strings":
+                guard let strings = RequestStrings(rawValue: value) else {
+                    let names = RequestStrings.allCases.map(\.rawValue).joined(separator: " or ")
+                    throw UsageError("--strings takes \(names)")
+                }
+                options.strings = strings
             case "--memory-only":
                 guard let strings = RequestStrings(rawValue: value) else {
                     let names = RequestStrings.allCases.map(\.rawValue).joined(separator: " or ")
