@@ -15,8 +15,10 @@ public import Foundation
 /// removes everything due at once.
 ///
 /// Records keep one copy of the strings they hold alike — the registered client's id and redirect URI,
-/// each scope — whatever copies the caller passed, where the bytes are the same: a server decodes each
-/// request afresh, and a copy per record would cost about 80 bytes each.
+/// and scopes, through a pool of 64 scopes of up to 256 bytes that keeps those in use — in place of the
+/// copies the caller passed, where the bytes are the same: a server decodes each request afresh, and a
+/// copy per record would cost about 80 bytes each. A redemption's grant is stored as passed: the engine
+/// makes it of its code's strings.
 ///
 /// It serves one process. Several server instances behind a load balancer need a shared store.
 public final class InMemoryGrantStore: GrantStore, Sendable {

@@ -3,40 +3,82 @@
 /// One copy of the strings that many records of an ``InMemoryGrantStore`` hold alike.
 ///
 /// A `String` of more than 15 UTF-8 bytes keeps its bytes in storage of its own, which its copies share.
-/// A server decodes every request afresh, so each code it issues brings its own copy of the redirect URI,
-/// the scope, and a client id or account id of that length — and a store that kept what it was given
-/// would hold them once per record: measured as a server receives its requests (`tilecast-auth bench`,
-/// `Docs/Performance.md`, "Memory per live grant"), about 230 bytes per live grant more than with one
-/// copy of each. So the store keeps, in place of the caller's copy:
+/// A server decodes every request afresh, so each code it issues brings its own copy of the redirect URI
+/// and the scope, and a store that kept what it was given would hold them once per record: measured as a
+/// server receives its requests (`tilecast-auth bench`, `Docs/Performance.md`, "Memory per live grant"),
+/// 173 bytes per live grant more than with one copy of each. So the store keeps, in place of the
+/// caller's copy:
 ///
-/// - a code's or grant's client id, and a code's redirect URI: the registered client's own;
-/// - a scope: the copy in ``scopes``, a pool of at most ``scopeCapacity`` scopes, kept for the store's
-///   life (a pool that is full takes no more, and a scope outside it is stored as given).
+/// - a code's or grant's client id, and a code's redirect URI: the registered client's own (the engine
+///   passes the registered id already; a caller of the store itself may not);
+/// - a scope of at most ``longestPooledScope`` bytes: the copy in a pool of ``scopeCapacity`` scopes.
 ///
+/// Account ids are not shared: each account has its own, and a code's grant holds the code's.
 /// A code's redemption is left alone: the engine makes the grant of the code's own strings, so they are
-/// shared already, and comparing them again cost the exchange about 3 % of its samples in a profile.
+/// shared already, and comparing them again cost the exchange about 3 % of its samples in a profile. A
+/// caller of ``InMemoryGrantStore/redeemCode(_:issuing:at:)`` that passes fresh copies keeps them.
+///
 /// A string is swapped only for one with the same bytes. Swift's `==` also finds strings equal that
 /// Unicode calls canonically equivalent — "é" as one scalar or as "e" and a combining accent — and the
 /// exchange compares a redirect URI byte for byte (RFC 6749 §4.1.3), so a record always keeps the bytes
 /// it was given.
+///
+/// The scopes a client may be granted are any sequence of its tokens, repeats and all, so the pool cannot
+/// hold them all and must not let one account decide what it holds. It keeps its own compact copy of
+/// each scope (never the caller's string, whose storage may be larger than its bytes), refuses scopes
+/// longer than ``longestPooledScope``, and when full replaces the first scope, going round, that no record
+/// was stored with since the pool last passed it (the CLOCK policy): a scope in use stays, and scopes
+/// used once make room for each other. A record keeps its own reference to its scope, so replacing one in
+/// the pool changes no record. At most ``scopeCapacity`` × ``longestPooledScope`` bytes are held for
+/// scopes no record still uses.
 struct SharedStrings: Sendable {
-    /// How many scopes the pool keeps. A client's scopes are a handful of combinations of its tokens.
+    /// How many scopes the pool keeps.
     static let scopeCapacity = 64
+    /// The longest scope, in bytes, that the pool keeps; a longer one is stored as given.
+    static let longestPooledScope = 256
 
-    /// Scopes of more than 15 bytes, one copy each.
-    private(set) var scopes: Set<Scope> = []
+    /// A pooled scope, and whether a record was stored with it since the pool last passed it.
+    private struct Slot: Sendable {
+        var scope: Scope
+        var recentlyUsed: Bool
+    }
 
-    /// The pool's copy of `scope`, which it takes if it has none and room for one.
+    private var slots: [Slot] = []
+    /// From each pooled scope to its slot.
+    private var slotOfScope: [Scope: Int] = [:]
+    /// The next slot the pool looks at when it needs room.
+    private var hand = 0
+
+    /// The pooled scopes, for tests.
+    var pooledScopes: [Scope] { slots.map(\.scope) }
+
+    /// The pool's copy of `scope`, which it makes if it has none.
     mutating func share(_ scope: Scope) -> Scope {
-        guard Self.hasStorage(scope.rawValue) else { return scope }
-        if let index = scopes.firstIndex(of: scope) {
-            let pooled = scopes[index]
-            return ASCII.equal(pooled.rawValue, scope.rawValue) ? pooled : scope
+        let length = scope.rawValue.utf8.count
+        guard length > 15, length <= Self.longestPooledScope else { return scope }
+        if let slot = slotOfScope[scope], ASCII.equal(slots[slot].scope.rawValue, scope.rawValue) {
+            slots[slot].recentlyUsed = true
+            return slots[slot].scope
         }
-        if scopes.count < Self.scopeCapacity {
-            scopes.insert(scope)
+        // A scope's bytes are ASCII (RFC 6749 §3.3's grammar, checked by `Scope.init`), so `String`'s
+        // `==` and hash, which the dictionary uses, are byte equality here; the check above makes sure.
+        guard let copy = Scope(Self.compactCopy(of: scope.rawValue)) else { return scope }
+        let slot: Int
+        if slots.count < Self.scopeCapacity {
+            slot = slots.count
+            slots.append(Slot(scope: copy, recentlyUsed: false))
+        } else {
+            while slots[hand].recentlyUsed {
+                slots[hand].recentlyUsed = false
+                hand = (hand + 1) % slots.count
+            }
+            slot = hand
+            hand = (hand + 1) % slots.count
+            slotOfScope[slots[slot].scope] = nil
+            slots[slot] = Slot(scope: copy, recentlyUsed: false)
         }
-        return scope
+        slotOfScope[copy] = slot
+        return copy
     }
 
     /// `code` with the registered client's id and redirect URI and the pool's scope where they have the
@@ -45,7 +87,7 @@ struct SharedStrings: Sendable {
         var code = code
         if let client {
             code.client = Self.same(code.client, as: client.id)
-            if Self.hasStorage(code.redirectURI),
+            if code.redirectURI.utf8.count > 15,
                 let registered = client.redirectURIs.first(where: { ASCII.equal($0, code.redirectURI) })
             {
                 code.redirectURI = registered
@@ -73,8 +115,14 @@ struct SharedStrings: Sendable {
         ASCII.equal(identifier.rawValue, shared.rawValue) ? shared : identifier
     }
 
-    /// Whether `text` is too long to be kept inside its `String` (15 UTF-8 bytes on 64-bit platforms).
-    private static func hasStorage(_ text: String) -> Bool {
-        text.utf8.count > 15
+    /// A new string of `text`'s bytes in storage of its own, no larger than they need.
+    private static func compactCopy(of text: String) -> String {
+        var text = text
+        return text.withUTF8 { bytes in
+            String(unsafeUninitializedCapacity: bytes.count) { buffer in
+                _ = buffer.initialize(fromContentsOf: bytes)
+                return bytes.count
+            }
+        }
     }
 }

@@ -281,7 +281,6 @@ extension InMemoryGrantStoreTests {
         #expect(try await store.grant(shared) == nil)
     }
 
-    /// A grant of `Harness.account` with no token and no session.
     // MARK: Shared strings
 
     @Test(
@@ -317,13 +316,13 @@ extension InMemoryGrantStoreTests {
         let stored = try #require(try await store.authorizationCode(first.digest))
         let storedSecond = try #require(try await store.authorizationCode(second.digest))
         // The caller's copies differ from the registration's...
-        #expect(Self.storage(of: first.redirectURI) != Self.storage(of: callback))
-        #expect(Self.storage(of: first.scope.rawValue) != Self.storage(of: second.scope.rawValue))
+        #expect(try Self.storage(of: first.redirectURI) != Self.storage(of: callback))
+        #expect(try Self.storage(of: first.scope.rawValue) != Self.storage(of: second.scope.rawValue))
         // ...and the stored codes hold the registration's, and one copy of the scope.
-        #expect(Self.storage(of: stored.redirectURI) == Self.storage(of: callback))
-        #expect(Self.storage(of: storedSecond.redirectURI) == Self.storage(of: callback))
-        #expect(Self.storage(of: stored.client.rawValue) == Self.storage(of: clientID.rawValue))
-        #expect(Self.storage(of: stored.scope.rawValue) == Self.storage(of: storedSecond.scope.rawValue))
+        #expect(try Self.storage(of: stored.redirectURI) == Self.storage(of: callback))
+        #expect(try Self.storage(of: storedSecond.redirectURI) == Self.storage(of: callback))
+        #expect(try Self.storage(of: stored.client.rawValue) == Self.storage(of: clientID.rawValue))
+        #expect(try Self.storage(of: stored.scope.rawValue) == Self.storage(of: storedSecond.scope.rawValue))
         #expect(stored == first && storedSecond == second)
 
         // A created grant shares the registration's client id and the scope's one copy.
@@ -341,21 +340,34 @@ extension InMemoryGrantStoreTests {
         #expect(try await store.createGrant(creation) == .created)
         let storedCreated = try #require(try await store.grant(created.id))
         #expect(storedCreated == created)
-        #expect(Self.storage(of: storedCreated.client.rawValue) == Self.storage(of: clientID.rawValue))
-        #expect(Self.storage(of: storedCreated.scope.rawValue) == Self.storage(of: stored.scope.rawValue))
+        #expect(try Self.storage(of: storedCreated.client.rawValue) == Self.storage(of: clientID.rawValue))
+        #expect(try Self.storage(of: storedCreated.scope.rawValue) == Self.storage(of: stored.scope.rawValue))
 
         // A store restored from a snapshot of fresh copies shares them again.
         var snapshot = store.snapshot()
         snapshot.codes = snapshot.codes.mapValues { code in
             var copy = code
+            copy.client = ClientID(Self.decoded(code.client.rawValue))
             copy.redirectURI = Self.decoded(code.redirectURI)
             copy.scope = Scope(Self.decoded(code.scope.rawValue))!
             return copy
         }
+        snapshot.grants = snapshot.grants.mapValues { grant in
+            var copy = grant
+            copy.client = ClientID(Self.decoded(grant.client.rawValue))
+            copy.scope = Scope(Self.decoded(grant.scope.rawValue))!
+            return copy
+        }
         let restored = InMemoryGrantStore(clients: [client], snapshot: snapshot)
+        #expect(restored.snapshot() == store.snapshot())
         let restoredCode = try #require(try await restored.authorizationCode(second.digest))
-        #expect(restoredCode == second)
-        #expect(Self.storage(of: restoredCode.redirectURI) == Self.storage(of: callback))
+        let restoredGrant = try #require(try await restored.grant(created.id))
+        #expect(try Self.storage(of: restoredCode.redirectURI) == Self.storage(of: callback))
+        #expect(try Self.storage(of: restoredCode.client.rawValue) == Self.storage(of: clientID.rawValue))
+        #expect(try Self.storage(of: restoredGrant.client.rawValue) == Self.storage(of: clientID.rawValue))
+        #expect(
+            try Self.storage(of: restoredGrant.scope.rawValue) == Self.storage(of: restoredCode.scope.rawValue)
+        )
     }
 
     @Test("An exchange's grant holds its code's strings, not copies of them")
@@ -377,9 +389,9 @@ extension InMemoryGrantStoreTests {
         let grant = try #require(snapshot.grants.values.first)
         let redeemed = try #require(snapshot.codes.values.first)
         #expect(redeemed.redemption?.grant == grant.id)
-        #expect(Self.storage(of: grant.account.rawValue) == Self.storage(of: redeemed.account.rawValue))
-        #expect(Self.storage(of: grant.scope.rawValue) == Self.storage(of: redeemed.scope.rawValue))
-        #expect(Self.storage(of: redeemed.redirectURI) == Self.storage(of: Harness.callback))
+        #expect(try Self.storage(of: grant.account.rawValue) == Self.storage(of: redeemed.account.rawValue))
+        #expect(try Self.storage(of: grant.scope.rawValue) == Self.storage(of: redeemed.scope.rawValue))
+        #expect(try Self.storage(of: redeemed.redirectURI) == Self.storage(of: Harness.callback))
     }
 
     @Test("A store shares a string only with one of the same bytes, never with one Unicode merely finds equal")
@@ -408,35 +420,122 @@ extension InMemoryGrantStoreTests {
         #expect(Array(stored.redirectURI.utf8) == Array(decomposed.utf8))
     }
 
-    @Test("The scope pool keeps at most its capacity, and a scope outside it is stored as given")
+    @Test("The scope pool keeps at most its capacity, its own compact copies, and no scope past its length")
     func scopePoolIsBounded() throws {
-        let clientID = ClientID("tilecast-ios-enterprise")
-        let client = Client(id: clientID, redirectURIs: [Harness.callback], allowedScopeTokens: [])
-        var storage = InMemoryGrantStorage(clients: [client])
-        let now = Date(timeIntervalSince1970: 1_800_000_000)
-        let random = SystemRandomSource()
+        var storage = InMemoryGrantStorage(clients: [Self.enterpriseClient])
         var stored: [(SecretDigest, String)] = []
         for number in 0..<(SharedStrings.scopeCapacity * 2) {
             let scope = "tiles:read layer-\(number) profile"
-            let digest = OpaqueToken.mint(.authorizationCode, using: random).digest
-            try storage.insertCode(
-                AuthorizationCode(
-                    digest: digest,
-                    client: clientID,
-                    account: Harness.account,
-                    redirectURI: Harness.callback,
-                    scope: Scope(scope)!,
-                    challenge: .s256(for: "a-verifier-long-enough-to-be-forty-three-characters"),
-                    issuedAt: now,
-                    expiresAt: now.addingTimeInterval(600)
-                )
-            )
-            stored.append((digest, scope))
+            let code = Self.code(scope: scope)
+            try storage.insertCode(code)
+            stored.append((code.digest, scope))
         }
-        #expect(storage.sharedStrings.scopes.count == SharedStrings.scopeCapacity)
+        #expect(storage.sharedStrings.pooledScopes.count == SharedStrings.scopeCapacity)
         for (digest, scope) in stored {
             #expect(storage.codes[digest]?.scope.rawValue == scope)
         }
+
+        // A scope past the length is stored as given, and not pooled.
+        let long = (["tiles:read"] + Array(repeating: "profile", count: 40)).joined(separator: " ")
+        #expect(long.utf8.count > SharedStrings.longestPooledScope)
+        let longCode = Self.code(scope: long)
+        try storage.insertCode(longCode)
+        #expect(storage.codes[longCode.digest]?.scope.rawValue == long)
+        #expect(!storage.sharedStrings.pooledScopes.contains { $0.rawValue == long })
+
+        // The pool keeps its own copy, not a caller's string whose storage is larger than its bytes.
+        var roomy = ""
+        roomy.reserveCapacity(1 << 20)
+        roomy += "tiles:read roomy profile"
+        let roomyCode = AuthorizationCode(
+            digest: OpaqueToken.mint(.authorizationCode, using: SystemRandomSource()).digest,
+            client: Self.enterpriseClient.id,
+            account: Harness.account,
+            redirectURI: Harness.callback,
+            scope: Scope(roomy)!,
+            challenge: .s256(for: "a-verifier-long-enough-to-be-forty-three-characters"),
+            issuedAt: Self.now,
+            expiresAt: Self.now.addingTimeInterval(600)
+        )
+        try storage.insertCode(roomyCode)
+        let pooled = try #require(storage.sharedStrings.pooledScopes.first { $0.rawValue == roomy })
+        #expect(try Self.storage(of: pooled.rawValue) != Self.storage(of: roomy))
+        let roomyStored = try #require(storage.codes[roomyCode.digest])
+        #expect(try Self.storage(of: roomyStored.scope.rawValue) == Self.storage(of: pooled.rawValue))
+    }
+
+    @Test("A scope in use stays pooled while scopes used once take turns in the rest of the pool")
+    func scopesInUseStayPooled() throws {
+        var storage = InMemoryGrantStorage(clients: [Self.enterpriseClient])
+        // The pool is full of scopes used once before the one in use first comes.
+        for number in 0..<SharedStrings.scopeCapacity {
+            try storage.insertCode(Self.code(scope: "tiles:read before-\(number) profile"))
+        }
+        var inUse: [SecretDigest] = []
+        for number in 0..<(SharedStrings.scopeCapacity * 8) {
+            // Every eighth code has the scope a client asks for every time; the rest are one-offs, as one
+            // account issuing codes of ever new scopes would make them.
+            let scope = number % 8 == 0 ? "tiles:read profile" : "tiles:read once-\(number) profile"
+            let code = Self.code(scope: Self.decoded(scope))
+            try storage.insertCode(code)
+            if number % 8 == 0 {
+                inUse.append(code.digest)
+            }
+        }
+        let first = try Self.storage(of: #require(storage.codes[inUse[0]]).scope.rawValue)
+        for digest in inUse {
+            #expect(try Self.storage(of: #require(storage.codes[digest]).scope.rawValue) == first)
+        }
+        #expect(storage.sharedStrings.pooledScopes.count == SharedStrings.scopeCapacity)
+    }
+
+    @Test("A refused write leaves the scope pool as it was")
+    func refusedWritesLeaveThePool() throws {
+        var storage = InMemoryGrantStorage(clients: [Self.enterpriseClient])
+        let code = Self.code(scope: "tiles:read first profile")
+        try storage.insertCode(code)
+        let pooled = storage.sharedStrings.pooledScopes.map(\.rawValue)
+        #expect(pooled == ["tiles:read first profile"])
+
+        // A code whose digest is stored already.
+        var again = Self.code(scope: "tiles:read second profile")
+        again.digest = code.digest
+        #expect(throws: InMemoryGrantStoreError.codeAlreadyStored) { try storage.insertCode(again) }
+        #expect(storage.sharedStrings.pooledScopes.map(\.rawValue) == pooled)
+
+        // A grant whose id is stored already, and one for an account whose grants were all revoked since.
+        var issuance = Self.bareGrant(GrantID(rawValue: UUID()), createdAt: Self.now, lifetime: 3_600)
+        issuance.grant.client = Self.enterpriseClient.id
+        issuance.grant.scope = Scope("tiles:read third profile")!
+        #expect(try storage.createGrant(issuance) == .created)
+        let afterGrant = storage.sharedStrings.pooledScopes.map(\.rawValue)
+        issuance.grant.scope = Scope("tiles:read fourth profile")!
+        #expect(throws: InMemoryGrantStoreError.grantAlreadyStored) { try storage.createGrant(issuance) }
+        _ = storage.revokeGrants(of: Harness.account, reason: .signedOut, at: Self.now.addingTimeInterval(1))
+        issuance.grant.id = GrantID(rawValue: UUID())
+        #expect(try storage.createGrant(issuance) == .accountRevoked)
+        #expect(storage.sharedStrings.pooledScopes.map(\.rawValue) == afterGrant)
+    }
+
+    static let now = Date(timeIntervalSince1970: 1_800_000_000)
+    static let enterpriseClient = Client(
+        id: ClientID("tilecast-ios-enterprise"),
+        redirectURIs: [Harness.callback],
+        allowedScopeTokens: []
+    )
+
+    /// A code of `enterpriseClient` for `Harness.account` with `scope`, unredeemed.
+    static func code(scope: String) -> AuthorizationCode {
+        AuthorizationCode(
+            digest: OpaqueToken.mint(.authorizationCode, using: SystemRandomSource()).digest,
+            client: enterpriseClient.id,
+            account: Harness.account,
+            redirectURI: Harness.callback,
+            scope: Scope(scope)!,
+            challenge: .s256(for: "a-verifier-long-enough-to-be-forty-three-characters"),
+            issuedAt: now,
+            expiresAt: now.addingTimeInterval(600)
+        )
     }
 
     /// A copy of `text` with storage of its own, as a parser decoding a request's bytes makes it.
@@ -445,11 +544,13 @@ extension InMemoryGrantStoreTests {
     }
 
     /// Where a string longer than 15 bytes keeps its bytes: two strings share storage when equal.
-    static func storage(of text: String) -> UnsafeRawPointer? {
-        precondition(text.utf8.count > 15, "a string of 15 bytes or less is kept inline, not in storage")
-        return text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+    static func storage(of text: String) throws -> UnsafeRawPointer {
+        try #require(text.utf8.count > 15, "a string of 15 bytes or less is kept inline, not in storage")
+        let address = text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) }
+        return try #require(address ?? nil)
     }
 
+    /// A grant of `Harness.account` with no token and no session.
     static func bareGrant(_ id: GrantID, createdAt: Date, lifetime: TimeInterval) -> GrantIssuance {
         GrantIssuance(
             grant: Grant(
