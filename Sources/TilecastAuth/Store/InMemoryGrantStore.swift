@@ -15,7 +15,7 @@ public import Foundation
 /// removes everything due at once.
 ///
 /// Records keep one copy of the strings they hold alike — the registered client's id and redirect URI,
-/// and scopes, through a pool of 64 scopes of up to 256 bytes that keeps those in use — in place of the
+/// and scopes, through a pool of 64 scopes of up to 256 bytes that keeps those used often — in place of the
 /// copies the caller passed, where the bytes are the same: a server decodes each request afresh, and a
 /// copy per record would cost about 80 bytes each. A redemption's grant is stored as passed: the engine
 /// makes it of its code's strings.

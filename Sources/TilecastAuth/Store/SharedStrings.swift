@@ -13,7 +13,8 @@
 ///   passes the registered id already; a caller of the store itself may not);
 /// - a scope of at most ``longestPooledScope`` bytes: the copy in a pool of ``scopeCapacity`` scopes.
 ///
-/// Account ids are not shared: each account has its own, and a code's grant holds the code's.
+/// Account ids are not shared: each code keeps the copy it was given, and the grant made of it holds the
+/// same.
 /// A code's redemption is left alone: the engine makes the grant of the code's own strings, so they are
 /// shared already, and comparing them again cost the exchange about 3 % of its samples in a profile. A
 /// caller of ``InMemoryGrantStore/redeemCode(_:issuing:at:)`` that passes fresh copies keeps them.
@@ -24,13 +25,16 @@
 /// it was given.
 ///
 /// The scopes a client may be granted are any sequence of its tokens, repeats and all, so the pool cannot
-/// hold them all and must not let one account decide what it holds. It keeps its own compact copy of
-/// each scope (never the caller's string, whose storage may be larger than its bytes), refuses scopes
-/// longer than ``longestPooledScope``, and when full replaces the first scope, going round, that no record
-/// was stored with since the pool last passed it (the CLOCK policy): a scope in use stays, and scopes
-/// used once make room for each other. A record keeps its own reference to its scope, so replacing one in
-/// the pool changes no record. At most ``scopeCapacity`` × ``longestPooledScope`` bytes are held for
-/// scopes no record still uses.
+/// hold them all, and one account issuing ever new scopes must not push out the ones in use. It keeps its
+/// own compact copy of each scope (never the caller's string, whose storage may be larger than its
+/// bytes), refuses scopes longer than ``longestPooledScope``, and when full replaces the first scope,
+/// going round, that no record other than the one that brought it was stored with since the pool last
+/// passed it (the CLOCK policy). A scope stored with at least once per turn of the hand — at most
+/// ``scopeCapacity`` new scopes, fewer the more of the pool is in use — stays; under a stream of new
+/// scopes a rarer one is copied again on its next use, at worst once per record, which is the cost
+/// without the pool. A record keeps its own reference to its scope, so replacing one in the pool changes
+/// no record. Scopes no record still uses hold at most ``scopeCapacity`` heap blocks of up to
+/// ``longestPooledScope`` bytes and their header, about 20 KiB.
 struct SharedStrings: Sendable {
     /// How many scopes the pool keeps.
     static let scopeCapacity = 64
@@ -51,6 +55,10 @@ struct SharedStrings: Sendable {
 
     /// The pooled scopes, for tests.
     var pooledScopes: [Scope] { slots.map(\.scope) }
+    /// Whether the index from scope to slot names exactly the pooled scopes, each at its slot, for tests.
+    var isIndexConsistent: Bool {
+        slotOfScope.count == slots.count && slots.indices.allSatisfy { slotOfScope[slots[$0].scope] == $0 }
+    }
 
     /// The pool's copy of `scope`, which it makes if it has none.
     mutating func share(_ scope: Scope) -> Scope {

@@ -431,6 +431,7 @@ extension InMemoryGrantStoreTests {
             stored.append((code.digest, scope))
         }
         #expect(storage.sharedStrings.pooledScopes.count == SharedStrings.scopeCapacity)
+        #expect(storage.sharedStrings.isIndexConsistent)
         for (digest, scope) in stored {
             #expect(storage.codes[digest]?.scope.rawValue == scope)
         }
@@ -487,6 +488,26 @@ extension InMemoryGrantStoreTests {
             #expect(try Self.storage(of: #require(storage.codes[digest]).scope.rawValue) == first)
         }
         #expect(storage.sharedStrings.pooledScopes.count == SharedStrings.scopeCapacity)
+        #expect(storage.sharedStrings.isIndexConsistent)
+    }
+
+    @Test("A full pool whose every scope was stored with again still takes a new scope")
+    func fullPoolOfScopesInUseTakesANewOne() throws {
+        var storage = InMemoryGrantStorage(clients: [Self.enterpriseClient])
+        let scopes = (0..<SharedStrings.scopeCapacity).map { "tiles:read used-\($0) profile" }
+        for scope in scopes + scopes {
+            try storage.insertCode(Self.code(scope: scope))
+        }
+        #expect(Set(storage.sharedStrings.pooledScopes.map(\.rawValue)) == Set(scopes))
+        // Every slot was stored with again, so the hand must clear each on its way round before it finds
+        // one to replace. A hand that never cleared one would go round for ever, inside the store's lock:
+        // this test would hang the run, which CI's time bound ends as a failure (tried: it does).
+        try storage.insertCode(Self.code(scope: "tiles:read newcomer profile"))
+        let pooled = storage.sharedStrings.pooledScopes.map(\.rawValue)
+        #expect(pooled.count == SharedStrings.scopeCapacity)
+        #expect(pooled.contains("tiles:read newcomer profile"))
+        #expect(Set(pooled).subtracting(scopes).count == 1)
+        #expect(storage.sharedStrings.isIndexConsistent)
     }
 
     @Test("A refused write leaves the scope pool as it was")
