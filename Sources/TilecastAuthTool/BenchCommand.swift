@@ -237,7 +237,7 @@ struct BenchCommand: Subcommand {
             let storeWrites = try await StoreWriteBenchmark.run(writes: smoke ? 10_000 : 100_000)
             let accountOperations = try await AccountOperationsBenchmark.run(
                 largeGrants: memoryGrants,
-                operations: smoke ? 100 : 2_000
+                runs: smoke ? 1 : options.runs
             )
             let limiter = try await LimiterBenchmark.run(
                 runs: smoke ? 1 : options.runs,
@@ -404,7 +404,8 @@ struct BenchCommand: Subcommand {
         if let accountOperations {
             let (list, revoke) = (accountOperations.grantsOfAccount, accountOperations.revokeGrants)
             print(
-                "one account's operations (two grants each), at 1000 and \(accountOperations.largeGrants) grants: "
+                "one account's operations (two grants each; medians of \(accountOperations.runs) runs of "
+                    + "\(AccountOperationsBenchmark.operationsPerRun)), at 1000 and \(accountOperations.largeGrants) grants: "
                     + "grants(of:) \(format(list.small)) and \(format(list.large)) µs "
                     + "(\(String(format: "%.2f", list.large / list.small))×), "
                     + "revokeGrants(of:) \(format(revoke.small)) and \(format(revoke.large)) µs "

@@ -106,12 +106,26 @@ struct AccountGroups: Sendable {
         links.removeLast()
     }
 
-    /// The positions of `account`'s records, most recently added first.
-    func positions(of account: AccountID, accountAt: (Int) -> AccountID?) -> [Int] {
-        guard var position = head(of: account, tag: Self.tag(of: account), accountAt: accountAt) else { return [] }
+    /// The positions of `account`'s records, most recently added first. `prefetchRecord` is told each
+    /// position as soon as it is known, so that the record's cache line can be on its way while the list
+    /// is followed: in a large table each link and each record is a miss of its own, and the next link
+    /// does not wait for the record, only for the link before it.
+    func positions(
+        of account: AccountID,
+        accountAt: (Int) -> AccountID?,
+        prefetchRecord: (Int) -> Void = { _ in }
+    ) -> [Int] {
+        // The candidate's links are asked for while its record is read to confirm the account.
+        let head = heads.position(tag: Self.tag(of: account)) { candidate in
+            links.prefetch(candidate)
+            return accountAt(candidate) == account
+        }
+        guard var position = head else { return [] }
         var positions = [position]
         while links[position].next != Self.none {
             position = Int(links[position].next)
+            links.prefetch(position)
+            prefetchRecord(position)
             positions.append(position)
         }
         return positions

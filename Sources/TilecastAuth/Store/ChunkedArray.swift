@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
+internal import CTilecastMemory
+
 /// An array kept in chunks of a fixed power-of-two length, so that growing it never copies what it holds.
 ///
 /// A Swift array that outgrows its buffer copies every element into one twice the size. For the
@@ -66,6 +68,26 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         set {
             precondition(position >= 0 && position < count, "index in range")
             chunks[position >> chunkShift][position & (chunkLength - 1)] = newValue
+        }
+    }
+
+    /// Asks for the cache lines of the element at `position` to be brought in, for a read that will come
+    /// soon; nothing for a position out of range.
+    func prefetch(_ position: Int) {
+        guard position >= 0 && position < count else { return }
+        chunks[position >> chunkShift].withUnsafeBufferPointer { chunk in
+            guard let base = chunk.baseAddress else { return }
+            let start = UnsafeRawPointer(base + (position & (chunkLength - 1)))
+            let size = MemoryLayout<Element>.size
+            // Every line the element touches: its first byte's, then one per 64 bytes up to its last.
+            var offset = 0
+            while offset < size {
+                tilecast_prefetch_for_reading(start + offset)
+                offset += 64
+            }
+            if size > 1 {
+                tilecast_prefetch_for_reading(start + (size - 1))
+            }
         }
     }
 

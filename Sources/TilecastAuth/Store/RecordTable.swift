@@ -139,7 +139,8 @@ struct RecordTable<Record: TableRecord>: Sendable {
     /// The positions of `account`'s records, reading no other record; empty for a table that does not
     /// list its records by account.
     func positions(of account: AccountID) -> [Int] {
-        accounts?.positions(of: account) { records[$0].listingAccount } ?? []
+        accounts?.positions(of: account, accountAt: { records[$0].listingAccount }, prefetchRecord: records.prefetch)
+            ?? []
     }
 
     // MARK: Writing
