@@ -16,11 +16,12 @@ public enum MemoryPerGrant: Sendable {
         public var sharedStrings: Double
     }
 
-    /// Bytes per live grant over `count` grants, each way measured in a fresh process of its own — this
-    /// program run again with `arguments(strings)`, which must print ``outputPrefix`` and the bytes — so that
-    /// neither counts memory reused from a world made before it (measured in one process, the second of
-    /// two measures came out 12 bytes lower, whichever it was); `nil` without `/proc`.
-    public static func measure(grants count: Int, arguments: (RequestStrings) -> [String]) -> Result? {
+    /// Bytes per live grant, each way measured in a fresh process of its own — this program run again with
+    /// `arguments(strings)`, which name the number of grants and must make it print ``outputPrefix`` and
+    /// the bytes (``measureHere(grants:strings:)``) — so that neither counts memory reused from a world
+    /// made before it (measured in one process, the second of two measures came out 12 bytes lower,
+    /// whichever it was); `nil` without `/proc`.
+    public static func measure(arguments: (RequestStrings) -> [String]) -> Result? {
         func bytes(_ strings: RequestStrings) -> Double? {
             guard let output = Shell.run("/proc/self/exe", arguments(strings)),
                 let line = output.split(separator: "\n").last(where: { $0.hasPrefix(outputPrefix) })

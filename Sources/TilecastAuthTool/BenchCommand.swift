@@ -231,7 +231,7 @@ struct BenchCommand: Subcommand {
                 }
                 return true
             }
-            let memory = MemoryPerGrant.measure(grants: memoryGrants) { strings in
+            let memory = MemoryPerGrant.measure { strings in
                 ["bench", "--memory-only", strings.rawValue, "--memory-grants", String(memoryGrants)]
             }
             let storeWrites = try await StoreWriteBenchmark.run(writes: smoke ? 10_000 : 100_000)

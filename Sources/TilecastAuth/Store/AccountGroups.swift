@@ -52,9 +52,14 @@ struct AccountGroups: Sendable {
         heads.migrateStep()
     }
 
-    /// The position of the first record of `account`'s list; `accountAt` reads a record's account.
+    /// The position of the first record of `account`'s list; `accountAt` reads a record's account. Each
+    /// candidate's links are asked for while its record is read to confirm the account: whoever asked for
+    /// the head reads or writes them next.
     private func head(of account: AccountID, tag: UInt32, accountAt: (Int) -> AccountID?) -> Int? {
-        heads.position(tag: tag) { accountAt($0) == account }
+        heads.position(tag: tag) { candidate in
+            links.prefetch(candidate)
+            return accountAt(candidate) == account
+        }
     }
 
     /// Puts the record just appended at `position` — the table's last — at the front of its account's
@@ -115,12 +120,7 @@ struct AccountGroups: Sendable {
         accountAt: (Int) -> AccountID?,
         prefetchRecord: (Int) -> Void = { _ in }
     ) -> [Int] {
-        // The candidate's links are asked for while its record is read to confirm the account.
-        let head = heads.position(tag: Self.tag(of: account)) { candidate in
-            links.prefetch(candidate)
-            return accountAt(candidate) == account
-        }
-        guard var position = head else { return [] }
+        guard var position = head(of: account, tag: Self.tag(of: account), accountAt: accountAt) else { return [] }
         var positions = [position]
         while links[position].next != Self.none {
             position = Int(links[position].next)
