@@ -226,7 +226,11 @@ struct PostgresTaskExecutorServerTests {
         )
         defer { store.close() }
         let executor = store.taskExecutor
-        let holder = Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(2)") }
+        // Held for 4 s: the sleep may be seen well after it began (under ThreadSanitizer on a loaded
+        // machine, by 0.5 s and more), and with 2 s the connection once came free before the waiter's
+        // cancellation, which then read "ok". A waiter that ignored its timeout or cancellation would
+        // still wait past the bound below for the holder.
+        let holder = Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(4)") }
         let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         defer { admin.close() }
         try await admin.waitUntilSleeping(schema: store.configuration.schema)
@@ -242,7 +246,7 @@ struct PostgresTaskExecutorServerTests {
         let waited = ContinuousClock.now - started
         try await holder.value
         // The holder blocks the executor's one blocking place; the waiter's timeout or cancellation
-        // runs on the thread that never blocks, not after the 2 s sleep.
+        // runs on the thread that never blocks, not after the 4 s sleep.
         #expect(result == (cancelled ? "CancellationError" : "poolTimeout"))
         #expect(waited < .seconds(1.5), "waited \(waited)")
     }
