@@ -9,10 +9,9 @@ enum CookieHeader {
     /// value in double quotes loses them (rfc6265bis §5.8.3). The work is on the field's UTF-8 bytes.
     static func values(named name: String, in fields: [String]) -> [String] {
         var found: [String] = []
-        var name = name
-        name.withUTF8 { nameBytes in
-            for var field in fields {
-                field.withUTF8 { bytes in
+        name.withLentUTF8 { nameBytes in
+            for field in fields {
+                field.withLentUTF8 { bytes in
                     var start = 0
                     while start <= bytes.count {
                         var end = start

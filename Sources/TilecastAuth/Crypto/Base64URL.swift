@@ -75,8 +75,7 @@ enum Base64URL {
     /// Decodes the 43-character canonical base64url of a SHA-256 digest without allocating, or `nil` for
     /// anything else.
     static func decodeDigest(_ text: String) -> SHA256Words? {
-        var text = text
-        return text.withUTF8 { characters -> SHA256Words? in
+        text.withLentUTF8 { characters -> SHA256Words? in
             guard characters.count == 43 else { return nil }
             var words = InlineArray<8, UInt32>(repeating: 0)
             var byteCount = 0

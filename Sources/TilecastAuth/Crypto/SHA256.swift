@@ -104,8 +104,7 @@ package enum SHA256 {
 
     /// Hashes the UTF-8 bytes of `string`.
     static func hash(utf8 string: String) -> SHA256Words {
-        var string = string
-        return string.withUTF8 { hash(UnsafeRawBufferPointer($0)) }
+        string.withLentUTF8 { hash(UnsafeRawBufferPointer($0)) }
     }
 
     /// The SHA-256 compression function (FIPS 180-4 §6.2.2) applied to one 64-byte block.

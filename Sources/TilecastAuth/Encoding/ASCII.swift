@@ -72,8 +72,21 @@ enum ASCII {
         _ rhs: String,
         _ body: (UnsafeBufferPointer<UInt8>, UnsafeBufferPointer<UInt8>) -> Bool
     ) -> Bool {
-        var lhs = lhs
-        var rhs = rhs
-        return lhs.withUTF8 { left in rhs.withUTF8 { right in body(left, right) } }
+        lhs.withLentUTF8 { left in rhs.withLentUTF8 { right in body(left, right) } }
+    }
+}
+
+extension String {
+    /// Calls `body` with the string's UTF-8 bytes. A native string lends them where they are; only a
+    /// string without contiguous UTF-8 (bridged from another representation) is copied, and made native
+    /// by `withUTF8`. `withUTF8` alone is `mutating`, so calling it on a copy costs a retain and a release
+    /// even when nothing is copied.
+    @inline(__always)
+    func withLentUTF8<Result>(_ body: (UnsafeBufferPointer<UInt8>) throws -> Result) rethrows -> Result {
+        if let result = try utf8.withContiguousStorageIfAvailable(body) {
+            return result
+        }
+        var copy = self
+        return try copy.withUTF8(body)
     }
 }

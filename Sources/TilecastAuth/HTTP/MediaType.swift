@@ -9,8 +9,7 @@ enum MediaType {
     /// parameter or one of `utf-8`/`utf8` (as a token or a quoted string, without case). Other
     /// parameters are ignored; a value that does not follow the grammar is not JSON.
     static func isJSON(_ value: String) -> Bool {
-        var value = value
-        return value.withUTF8 { bytes in
+        value.withLentUTF8 { bytes in
             var reader = Reader(bytes: bytes)
             reader.skipWhitespace()
             guard reader.consume("application/json") else { return false }

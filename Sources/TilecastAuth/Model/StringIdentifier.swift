@@ -26,8 +26,7 @@ extension _StringIdentifier {
     }
 
     public func hash(into hasher: inout Hasher) {
-        var bytes = rawValue
-        bytes.withUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
+        rawValue.withLentUTF8 { hasher.combine(bytes: UnsafeRawBufferPointer($0)) }
     }
 
     public var description: String { rawValue }

@@ -36,8 +36,7 @@ struct JSONText: Hashable, Sendable {
 
     /// Whether the text has exactly the UTF-8 bytes of `other`.
     func equals(_ other: String) -> Bool {
-        var other = other
-        return other.withUTF8 { equals(UnsafeRawBufferPointer($0)) }
+        other.withLentUTF8 { equals(UnsafeRawBufferPointer($0)) }
     }
 
     /// Whether the text has exactly the UTF-8 bytes of `other`.

@@ -84,8 +84,7 @@ public struct RateLimitKey: Hashable, Sendable {
     /// A dotted-quad IPv4 address, with or without a `:port`, as a number — parsed by hand, since this
     /// runs on every request; `nil` for anything else.
     private static func parseIPv4(_ text: String) -> UInt32? {
-        var text = text
-        return text.withUTF8 { bytes -> UInt32? in
+        text.withLentUTF8 { bytes -> UInt32? in
             var address: UInt32 = 0
             var octet: UInt32 = 0
             var digits = 0

@@ -125,8 +125,7 @@ struct SharedStrings: Sendable {
 
     /// A new string of `text`'s bytes in storage of its own, no larger than they need.
     private static func compactCopy(of text: String) -> String {
-        var text = text
-        return text.withUTF8 { bytes in
+        text.withLentUTF8 { bytes in
             String(unsafeUninitializedCapacity: bytes.count) { buffer in
                 _ = buffer.initialize(fromContentsOf: bytes)
                 return bytes.count
