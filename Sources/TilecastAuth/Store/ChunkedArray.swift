@@ -56,6 +56,18 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     var startIndex: Int { 0 }
     var endIndex: Int { count }
 
+    /// Calls `body` with the element at `position` where it lies in its chunk, without copying it out
+    /// first: a reader of one field copies that field alone, where the subscript's getter copies the
+    /// whole element, retaining every reference it holds, and releases it again.
+    func withElement<Result>(at position: Int, _ body: (Element) throws -> Result) rethrows -> Result {
+        precondition(position >= 0 && position < count, "index in range")
+        return try chunks.withUnsafeBufferPointer { chunks in
+            try chunks[position >> chunkShift].withUnsafeBufferPointer { chunk in
+                try body(chunk[position & (chunkLength - 1)])
+            }
+        }
+    }
+
     subscript(position: Int) -> Element {
         get {
             precondition(position >= 0 && position < count, "index in range")

@@ -361,17 +361,15 @@ struct InMemoryGrantStorage: Sendable {
         // `Date`'s `<=` holds against a time that is not a number, which would call every record due.
         guard !now.timeIntervalSince1970.isNaN else { return 0 }
         var removed = 0
-        do {
-            // Codes first: a redeemed code's due time is its grant's expiry, checked against the grant
-            // while the grant is still there to be read. The copy only shares the grants' buffers, and it
-            // ends with this block, before the grants are swept.
-            let grants = self.grants
-            removed += codes.sweep(at: now, budget: budget) { code in
-                if let redemption = code.redemption, let grant = grants[redemption.grant], now < grant.expiresAt {
-                    return false
-                }
-                return code.redemption != nil || code.expiresAt <= now
+        // Codes first: a redeemed code's due time is its grant's expiry, checked against the grant while
+        // the grant is still there to be read — borrowed, not copied.
+        removed += codes.sweep(at: now, budget: budget, reading: grants) { code, grants in
+            if let redemption = code.redemption, let position = grants.position(of: redemption.grant),
+                grants.withRecord(at: position, { now < $0.expiresAt })
+            {
+                return false
             }
+            return code.redemption != nil || code.expiresAt <= now
         }
         removed += grants.sweep(at: now, budget: budget) { $0.expiresAt <= now }
         removed += refreshTokens.sweep(at: now, budget: budget) { $0.expiresAt <= now }

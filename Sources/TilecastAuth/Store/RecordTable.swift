@@ -120,7 +120,7 @@ struct RecordTable<Record: TableRecord>: Sendable {
 
     /// The position of the record with `key`, if there is one.
     func position(of key: Record.Key) -> Int? {
-        index.position(tag: Self.tag(of: key)) { records[$0].key == key }
+        index.position(tag: Self.tag(of: key)) { records.withElement(at: $0) { $0.key == key } }
     }
 
     /// Brings the index bucket where `key` would be found into the cache; see ``TableIndex/prefetch(tag:)``.
@@ -136,10 +136,20 @@ struct RecordTable<Record: TableRecord>: Sendable {
         records[position]
     }
 
+    /// Calls `body` with the record at `position` in place (``ChunkedArray/withElement(at:_:)``), for a
+    /// reader of a field or two.
+    func withRecord<Result>(at position: Int, _ body: (Record) throws -> Result) rethrows -> Result {
+        try records.withElement(at: position, body)
+    }
+
     /// The positions of `account`'s records, reading no other record; empty for a table that does not
     /// list its records by account.
     func positions(of account: AccountID) -> [Int] {
-        accounts?.positions(of: account, accountAt: { records[$0].listingAccount }, prefetchRecord: records.prefetch)
+        accounts?.positions(
+            of: account,
+            accountAt: { records.withElement(at: $0) { $0.listingAccount } },
+            prefetchRecord: records.prefetch
+        )
             ?? []
     }
 
@@ -150,7 +160,8 @@ struct RecordTable<Record: TableRecord>: Sendable {
         index.migrateStep()
         accounts?.migrateStep()
         if let position = position(of: record.key) {
-            guard accounts == nil || records[position].listingAccount == record.listingAccount else {
+            guard accounts == nil || records.withElement(at: position, { $0.listingAccount }) == record.listingAccount
+            else {
                 // Of another account — the store never does this, but a hand-built snapshot or a reused
                 // id can: out of the old account's list, and added again below, into the new one's.
                 remove(at: position)
@@ -164,7 +175,7 @@ struct RecordTable<Record: TableRecord>: Sendable {
         let position = records.count
         index.insert(tag: Self.tag(of: record.key), position: position)
         if accounts != nil, let account = record.listingAccount {
-            accounts!.append(at: position, account: account) { records[$0].listingAccount }
+            accounts!.append(at: position, account: account) { records.withElement(at: $0) { $0.listingAccount } }
         }
         records.append(record)
         dueSeconds.append(Self.wholeSeconds(dueAt))
@@ -172,9 +183,9 @@ struct RecordTable<Record: TableRecord>: Sendable {
 
     /// Changes the record at `position` in place; its key must stay the same.
     mutating func modify<Result>(at position: Int, _ body: (inout Record) -> Result) -> Result {
-        let key = records[position].key
+        let key = records.withElement(at: position) { $0.key }
         let result = body(&records[position])
-        assert(records[position].key == key, "a record's key never changes in place")
+        assert(records.withElement(at: position) { $0.key } == key, "a record's key never changes in place")
         return result
     }
 
@@ -193,14 +204,18 @@ struct RecordTable<Record: TableRecord>: Sendable {
     @discardableResult
     mutating func remove(at position: Int) -> Record {
         index.migrateStep()
-        index.remove(tag: Self.tag(of: records[position].key), position: position)
+        index.remove(tag: Self.tag(of: records.withElement(at: position) { $0.key }), position: position)
         let last = records.count - 1
-        if accounts != nil, let account = records[position].listingAccount {
+        if accounts != nil, let account = records.withElement(at: position, { $0.listingAccount }) {
             accounts!.migrateStep()
-            accounts!.remove(at: position, account: account, lastAccount: records[last].listingAccount!)
+            accounts!.remove(
+                at: position,
+                account: account,
+                lastAccount: records.withElement(at: last) { $0.listingAccount! }
+            )
         }
         if position != last {
-            index.move(tag: Self.tag(of: records[last].key), from: last, to: position)
+            index.move(tag: Self.tag(of: records.withElement(at: last) { $0.key }), from: last, to: position)
             records.swapAt(position, last)
             dueSeconds.swapAt(position, last)
         }
@@ -237,7 +252,7 @@ struct RecordTable<Record: TableRecord>: Sendable {
             }
             budget -= candidate - sweepCursor + 1
             sweepCursor = candidate
-            if isDue(records[candidate]) {
+            if records.withElement(at: candidate, isDue) {
                 remove(at: candidate)
                 removed += 1
             } else {
@@ -245,6 +260,18 @@ struct RecordTable<Record: TableRecord>: Sendable {
             }
         }
         return removed
+    }
+
+    /// ``sweep(at:budget:isDue:)`` for an `isDue` that reads another value too — the store's grants, for
+    /// its codes — passed borrowed: a closure that captured it would need a copy of its own, and copying a
+    /// table retains each of its buffers and releases them again, on every write.
+    mutating func sweep<Context>(
+        at now: Date,
+        budget: Int,
+        reading context: Context,
+        isDue: (Record, Context) -> Bool
+    ) -> Int {
+        sweep(at: now, budget: budget) { isDue($0, context) }
     }
 
     /// Starts the next sweep at the first record, so that a sweep with a budget of ``count`` covers all.

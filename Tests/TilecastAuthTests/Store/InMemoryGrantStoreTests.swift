@@ -134,37 +134,81 @@ struct InMemoryGrantStoreTests {
         #expect(harness.memory.snapshot() == before)
     }
 
+    /// A native grant of `Harness.account` made at `now`, with fresh secrets, as an exchange would issue.
+    private static func issuance(at now: Date, using random: SeededRandomSource) -> GrantIssuance {
+        let plan = GrantPlan(
+            client: .tilecastIOS,
+            account: Harness.account,
+            scope: .empty,
+            now: now,
+            lifetimes: TokenLifetimes(),
+            issuesNativeCredential: true
+        )
+        return plan.issuance(
+            MintedGrant(
+                grant: GrantID(randomSource: random),
+                accessToken: .mint(.accessToken, using: random),
+                refreshToken: .mint(.refreshToken, using: random),
+                session: .mint(.studioSession, using: random)
+            )
+        )
+    }
+
     @Test("A code redeems once; the second redemption reports the grant and writes nothing")
     func redeemTwice() async throws {
         let harness = try Harness()
         let code = try await harness.insertCode(challenge: nil)
         let now = harness.clock.now()
-        let random = harness.random
-        func issuance() -> GrantIssuance {
-            let plan = GrantPlan(
-                client: .tilecastIOS,
-                account: Harness.account,
-                scope: .empty,
-                now: now,
-                lifetimes: TokenLifetimes(),
-                issuesNativeCredential: true
-            )
-            return plan.issuance(
-                MintedGrant(
-                    grant: GrantID(randomSource: random),
-                    accessToken: .mint(.accessToken, using: random),
-                    refreshToken: .mint(.refreshToken, using: random),
-                    session: .mint(.studioSession, using: random)
-                )
-            )
-        }
-        let first = issuance()
+        let first = Self.issuance(at: now, using: harness.random)
         #expect(try await harness.memory.redeemCode(code.digest, issuing: first, at: now) == .redeemed)
         let afterFirst = harness.memory.snapshot()
-        let second = try await harness.memory.redeemCode(code.digest, issuing: issuance(), at: now)
+        let second = try await harness.memory.redeemCode(
+            code.digest,
+            issuing: Self.issuance(at: now, using: harness.random),
+            at: now
+        )
         #expect(second == .alreadyRedeemed(grant: first.grant.id))
         #expect(harness.memory.snapshot() == afterFirst)
         #expect(afterFirst.grants.count == 1)
+    }
+
+    @Test(
+        "A redeemed code stays until the exact instant its grant expires, swept by a write or all at once",
+        arguments: [false, true]
+    )
+    func redeemedCodeRetention(sweptByWrite: Bool) async throws {
+        let harness = try Harness()
+        let code = try await harness.insertCode(challenge: nil)
+        let now = harness.clock.now()
+        var issuance = Self.issuance(at: now, using: harness.random)
+        // A grant that ends part way through a second: the code's due second comes before the grant does.
+        let grantEnds = Date(timeIntervalSince1970: (now.timeIntervalSince1970 + 7_200).rounded(.down) + 0.5)
+        issuance.grant.expiresAt = grantEnds
+        #expect(try await harness.memory.redeemCode(code.digest, issuing: issuance, at: now) == .redeemed)
+
+        func sweep(at time: Date) async throws {
+            if sweptByWrite {
+                // A write sweeps what it passes on its way out; a table this small is passed whole.
+                try await harness.memory.insertCode(
+                    AuthorizationCode(
+                        digest: OpaqueToken.mint(.authorizationCode, using: harness.random).digest,
+                        client: .tilecastIOS,
+                        account: Harness.account,
+                        redirectURI: Harness.callback,
+                        scope: .empty,
+                        challenge: nil,
+                        issuedAt: time,
+                        expiresAt: time.addingTimeInterval(600)
+                    )
+                )
+            } else {
+                _ = try await harness.memory.removeExpired(at: time)
+            }
+        }
+        try await sweep(at: grantEnds.addingTimeInterval(-0.25))
+        #expect(try await harness.memory.authorizationCode(code.digest)?.redemption?.grant == issuance.grant.id)
+        try await sweep(at: grantEnds)
+        #expect(try await harness.memory.authorizationCode(code.digest) == nil)
     }
 
     @Test("Rotating from a token that is no longer current is superseded and writes nothing")

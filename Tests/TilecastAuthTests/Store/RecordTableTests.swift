@@ -282,6 +282,9 @@ struct RecordTableTests {
         #expect(mismatches == 0)
         #expect(array.count == model.count)
         #expect(Array(array) == model)
+        // Read in place, each element is the one the subscript returns, on both sides of every boundary.
+        let misread = model.indices.filter { index in array.withElement(at: index) { $0 } != model[index] }
+        #expect(misread.isEmpty)
     }
 
     @Test("Reserved and advised buffers hold what is written to them")
