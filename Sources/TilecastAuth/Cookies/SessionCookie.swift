@@ -10,8 +10,8 @@
 public struct SessionCookie: Sendable {
     /// The cookie name.
     public let name: String
-    /// The session id, or empty for a deletion.
-    private let value: String
+    /// The session id, or `nil` for a deletion.
+    private let session: OpaqueToken?
     /// `Max-Age` in seconds: the session's remaining lifetime, or 0 to delete the cookie
     /// (rfc6265bis §5.6.2).
     public let maxAge: Int
@@ -21,19 +21,19 @@ public struct SessionCookie: Sendable {
     /// The cookie that carries a new session id for `maxAge` seconds.
     init(session: OpaqueToken, maxAge: Int, configuration: SessionCookieConfiguration) {
         self.name = configuration.name
-        self.value = session.unredactedValue
+        self.session = session
         self.maxAge = maxAge
         self.configuration = configuration
     }
 
     /// The cookie that deletes the session cookie in the browser, for a sign-out response.
     public static func deletion(configuration: SessionCookieConfiguration) -> SessionCookie {
-        SessionCookie(name: configuration.name, value: "", maxAge: 0, configuration: configuration)
+        SessionCookie(name: configuration.name, session: nil, maxAge: 0, configuration: configuration)
     }
 
-    private init(name: String, value: String, maxAge: Int, configuration: SessionCookieConfiguration) {
+    private init(name: String, session: OpaqueToken?, maxAge: Int, configuration: SessionCookieConfiguration) {
         self.name = name
-        self.value = value
+        self.session = session
         self.maxAge = maxAge
         self.configuration = configuration
     }
@@ -43,13 +43,13 @@ public struct SessionCookie: Sendable {
         // Written straight into the string's own storage, sized up front: the attributes' fixed text is
         // under 64 bytes and a Max-Age at most 20 digits.
         let capacity =
-            name.utf8.count + value.utf8.count + configuration.path.utf8.count
+            name.utf8.count + (session == nil ? 0 : SecretKind.encodedLength) + configuration.path.utf8.count
             + (configuration.domain?.utf8.count ?? 0) + configuration.sameSite.rawValue.utf8.count + 96
         return String(unsafeUninitializedCapacity: capacity) { buffer in
             var output = ByteWriter(buffer, owner: "SessionCookie")
             output.write(contentsOf: name)
             output.write("=")
-            output.write(contentsOf: value)
+            session?.withUnredactedBytes { output.write($0) }
             output.write("; Max-Age=")
             output.writeDecimal(maxAge)
             output.write("; Path=")
@@ -71,7 +71,7 @@ public struct SessionCookie: Sendable {
 extension SessionCookie: CustomStringConvertible, CustomReflectable {
     /// The header with the session id masked.
     public var description: String {
-        let masked = value.isEmpty ? "" : "********"
+        let masked = session == nil ? "" : "********"
         return "SessionCookie(\(name)=\(masked); Max-Age=\(maxAge))"
     }
 

@@ -33,6 +33,15 @@ struct ByteWriter {
         cursor += count
     }
 
+    /// Writes raw bytes as they are, whatever type their memory is bound to: copied untyped.
+    @inline(__always)
+    mutating func write(_ bytes: UnsafeRawBufferPointer) {
+        guard let source = bytes.baseAddress else { return }
+        precondition(end - cursor >= bytes.count, "\(owner): the output outgrew its capacity")
+        UnsafeMutableRawPointer(cursor).copyMemory(from: source, byteCount: bytes.count)
+        cursor += bytes.count
+    }
+
     @inline(__always)
     mutating func write(_ byte: UInt8) {
         precondition(cursor < end, "\(owner): the output outgrew its capacity")
@@ -48,16 +57,7 @@ struct ByteWriter {
 
     /// Writes a string's UTF-8 bytes as they are.
     mutating func write(contentsOf text: String) {
-        let copied: Void? = text.utf8.withContiguousStorageIfAvailable { utf8 in
-            if let source = utf8.baseAddress {
-                write(source, count: utf8.count)
-            }
-        }
-        if copied == nil {
-            for byte in text.utf8 {
-                write(byte)
-            }
-        }
+        text.withLentUTF8 { write(UnsafeRawBufferPointer($0)) }
     }
 
     /// Writes a decimal integer, with a minus sign when negative: at most 20 bytes.

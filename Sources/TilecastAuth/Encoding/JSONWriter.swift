@@ -63,15 +63,14 @@ struct JSONWriter {
         append(UInt8(ascii: ","))
         self.name(name)
         append(UInt8(ascii: "\""))
-        output.write(contentsOf: token.unredactedValue)
+        token.withUnredactedBytes { output.write($0) }
         append(UInt8(ascii: "\""))
     }
 
     /// Appends a string with the escapes RFC 8259 §7 requires.
     mutating func string(_ text: String) {
         append(UInt8(ascii: "\""))
-        var text = text
-        text.withUTF8 { utf8 in
+        text.withLentUTF8 { utf8 in
             let needsEscape = utf8.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }
             if needsEscape {
                 appendEscaped(utf8)

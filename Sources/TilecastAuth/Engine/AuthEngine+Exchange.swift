@@ -16,12 +16,7 @@ extension AuthEngine {
     /// the result back, and reports what happened to the observer. The machine's actions carry everything
     /// the call needs — the records to store, with the secrets it minted — so the driver decides nothing.
     func exchange(_ request: EndpointRequest) async -> ExchangeOutcome {
-        var machine = ExchangeStateMachine(
-            request: request,
-            configuration: configuration,
-            now: timeSource.now(),
-            randomSource: randomSource
-        )
+        var machine = ExchangeStateMachine(request: request, settings: settings, now: timeSource.now())
         let now = machine.now
         var action = machine.start()
         while true {
@@ -30,7 +25,7 @@ extension AuthEngine {
                 do {
                     let decision = try await rateLimiter.admit(key, at: now)
                     if case .limited(let seconds) = decision {
-                        observer.observe(.rateLimited(key: key, retryAfterSeconds: seconds))
+                        report(.rateLimited(key: key, retryAfterSeconds: seconds))
                     }
                     action = machine.admitted(decision)
                 } catch {
@@ -58,13 +53,19 @@ extension AuthEngine {
                     action = failed(.accountStatus, error, &machine)
                 }
 
-            case .redeemCode(let code, let issuance):
+            case .redeemCode(let redemption):
                 do {
-                    let outcome = try await store.redeemCode(code, issuing: issuance, at: now)
+                    let issuance = redemption.issuance
+                    let outcome = try await store.redeemCode(redemption.code, issuing: issuance, at: now)
                     if outcome == .redeemed {
-                        let grant = issuance.grant
-                        observer.observe(.grantCreated(grant: grant.id, client: grant.client, account: grant.account))
-                        observer.observe(.sessionStarted(grant: grant.id))
+                        report(
+                            .grantCreated(
+                                grant: issuance.grant.id,
+                                client: issuance.grant.client,
+                                account: issuance.grant.account
+                            )
+                        )
+                        report(.sessionStarted(grant: issuance.grant.id))
                     }
                     action = machine.codeRedeemed(outcome)
                 } catch {
@@ -81,7 +82,7 @@ extension AuthEngine {
                         at: now
                     )
                     if outcome == .rotated {
-                        observer.observe(.refreshTokenRotated(grant: successor.grant))
+                        report(.refreshTokenRotated(grant: successor.grant))
                     }
                     action = machine.refreshTokenRotated(outcome)
                 } catch {
@@ -105,8 +106,8 @@ extension AuthEngine {
                         at: now
                     )
                     if outcome == .rotated {
-                        observer.observe(.refreshTokenRotated(grant: successor.grant))
-                        observer.observe(.sessionStarted(grant: session.grant))
+                        report(.refreshTokenRotated(grant: successor.grant))
+                        report(.sessionStarted(grant: session.grant))
                     }
                     action = machine.refreshTokenRotatedStartingSession(outcome)
                 } catch {
@@ -117,26 +118,26 @@ extension AuthEngine {
                 do {
                     let outcome = try await store.replaceSession(of: session.grant, with: session, at: now)
                     if case .replaced = outcome {
-                        observer.observe(.sessionStarted(grant: session.grant))
+                        report(.sessionStarted(grant: session.grant))
                     } else {
-                        observer.observe(.sessionStartFailed(grant: session.grant))
+                        report(.sessionStartFailed(grant: session.grant))
                     }
                     action = machine.sessionReplaced(outcome)
                 } catch {
-                    observer.observe(.sessionStartFailed(grant: session.grant))
+                    report(.sessionStartFailed(grant: session.grant))
                     action = failed(.replaceSession, error, &machine)
                 }
 
             case .revokeGrant(let grant, let reason):
                 if reason == .codeReplayed {
-                    observer.observe(.codeReplayDetected(grant: grant, peerAddress: request.peerAddress))
+                    report(.codeReplayDetected(grant: grant, peerAddress: request.peerAddress))
                 } else if reason == .refreshTokenReused {
-                    observer.observe(.refreshTokenReuseDetected(grant: grant, peerAddress: request.peerAddress))
+                    report(.refreshTokenReuseDetected(grant: grant, peerAddress: request.peerAddress))
                 }
                 do {
                     let outcome = try await store.revokeGrant(grant, reason: reason, at: now)
                     if case .revoked = outcome {
-                        observer.observe(.grantRevoked(grant: grant, reason: reason))
+                        report(.grantRevoked(grant: grant, reason: reason))
                     }
                     action = machine.grantRevoked(outcome)
                 } catch {
@@ -145,7 +146,7 @@ extension AuthEngine {
 
             case .respond(let outcome):
                 if case .refused(let error) = outcome {
-                    observer.observe(.requestRefused(error, peerAddress: request.peerAddress))
+                    report(.requestRefused(error, peerAddress: request.peerAddress))
                 }
                 return outcome
             }
@@ -158,7 +159,7 @@ extension AuthEngine {
         _ error: any Error,
         _ machine: inout ExchangeStateMachine
     ) -> ExchangeStateMachine.Action {
-        observer.observe(.backendFailed(operation: operation, error: error))
+        report(.backendFailed(operation: operation, error: error))
         return machine.backendFailed(operation)
     }
 }

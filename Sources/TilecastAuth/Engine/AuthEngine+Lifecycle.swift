@@ -126,13 +126,13 @@ extension AuthEngine {
             throw .backendFailed(error)
         }
         guard creation == .created else { throw .accountRevoked }
-        observer.observe(.grantCreated(grant: minted.grant, client: client.id, account: account))
+        report(.grantCreated(grant: minted.grant, client: client.id, account: account))
         guard let credential = plan.credential(minted) else {
             preconditionFailure("a grant minted with a native credential has a credential")
         }
         var cookie: SessionCookie?
         if startsSession {
-            observer.observe(.sessionStarted(grant: minted.grant))
+            report(.sessionStarted(grant: minted.grant))
             cookie = plan.cookie(minted, configuration: configuration.cookie)
         }
         return IssuedGrant(grant: minted.grant, credential: credential, cookie: cookie)
@@ -146,7 +146,7 @@ extension AuthEngine {
     public func revokeGrant(_ grant: GrantID) async throws -> GrantRevocation {
         let outcome = try await store.revokeGrant(grant, reason: .revokedByServer, at: timeSource.now())
         if case .revoked = outcome {
-            observer.observe(.grantRevoked(grant: grant, reason: .revokedByServer))
+            report(.grantRevoked(grant: grant, reason: .revokedByServer))
         }
         return outcome
     }
@@ -175,7 +175,7 @@ extension AuthEngine {
     {
         switch try await store.revokeGrant(grant, reason: reason, at: now) {
         case .revoked:
-            observer.observe(.grantRevoked(grant: grant, reason: reason))
+            report(.grantRevoked(grant: grant, reason: reason))
             return .signedOut(grant: grant)
         case .alreadyRevoked:
             return .signedOut(grant: grant)
@@ -233,7 +233,7 @@ extension AuthEngine {
         }
         guard grant.client == client, now < expiresAt else { return .notSignedIn }
         guard reused, grant.isLive(at: now) else { return try await revoke(grant.id, because: .signedOut, at: now) }
-        observer.observe(.refreshTokenReuseDetected(grant: grant.id, peerAddress: peerAddress))
+        report(.refreshTokenReuseDetected(grant: grant.id, peerAddress: peerAddress))
         return try await revoke(grant.id, because: .refreshTokenReused, at: now)
     }
 
@@ -250,7 +250,7 @@ extension AuthEngine {
     public func revokeAllGrants(of account: AccountID) async throws -> [GrantID] {
         let revoked = try await store.revokeGrants(of: account, reason: .revokedByServer, at: timeSource.now())
         for grant in revoked {
-            observer.observe(.grantRevoked(grant: grant.id, reason: .revokedByServer))
+            report(.grantRevoked(grant: grant.id, reason: .revokedByServer))
         }
         return revoked.map(\.id)
     }

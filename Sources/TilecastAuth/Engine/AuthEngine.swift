@@ -19,14 +19,20 @@
 ///
 /// The engine is a value with no mutable state of its own; copies share the store and everything else.
 public struct AuthEngine: Sendable {
-    /// The validated configuration.
-    public let configuration: EngineConfiguration
+    /// The configuration and the random source, held once for every exchange to share.
+    let settings: ExchangeSettings
     let store: any GrantStore
     let accounts: any AccountDirectory
     let rateLimiter: any RateLimiter
     let observer: any SecurityEventObserver
     let timeSource: any TimeSource
-    let randomSource: any RandomSource
+    /// Whether ``observer`` is anything but the ``NoOpSecurityEventObserver``: without one, no event is
+    /// built at all (``report(_:)``).
+    let reportsEvents: Bool
+
+    /// The validated configuration.
+    public var configuration: EngineConfiguration { settings.configuration }
+    var randomSource: any RandomSource { settings.randomSource }
 
     /// Creates an engine.
     ///
@@ -35,7 +41,7 @@ public struct AuthEngine: Sendable {
     ///   - store: Where codes, grants, tokens and sessions live.
     ///   - accounts: The server's source of account status.
     ///   - rateLimiter: Decides whether an attempt may proceed; an ``InMemoryRateLimiter`` by default.
-    ///   - observer: Receives security events; none by default.
+    ///   - observer: Receives security events; none by default, and then no event is even built.
     ///   - timeSource: The clock; the system clock by default.
     ///   - randomSource: Where secrets come from; the operating system's CSPRNG by default.
     /// - Throws: ``ConfigurationError`` for an impossible or unsafe configuration.
@@ -49,12 +55,24 @@ public struct AuthEngine: Sendable {
         randomSource: any RandomSource = SystemRandomSource()
     ) throws(ConfigurationError) {
         try configuration.validate()
-        self.configuration = configuration
+        self.settings = ExchangeSettings(configuration: configuration, randomSource: randomSource)
         self.store = store
         self.accounts = accounts
         self.rateLimiter = rateLimiter
         self.observer = observer
         self.timeSource = timeSource
-        self.randomSource = randomSource
+        self.reportsEvents = !(observer is NoOpSecurityEventObserver)
+    }
+}
+
+extension AuthEngine {
+    /// Hands `event` to the observer. With the default ``NoOpSecurityEventObserver`` the event is not
+    /// built: building one copies its strings (a grant's client and account), retaining each, for an
+    /// observer that drops it.
+    @inline(__always)
+    func report(_ event: @autoclosure () -> SecurityEvent) {
+        if reportsEvents {
+            observer.observe(event())
+        }
     }
 }

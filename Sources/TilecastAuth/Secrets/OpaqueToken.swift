@@ -13,41 +13,52 @@
 public struct OpaqueToken: Sendable {
     /// What kind of secret this is.
     public let kind: SecretKind
-    /// The full text of the secret. Never log it.
-    public let unredactedValue: String
+    /// The secret's text, held in the value itself: the engine writes it into a response body or a
+    /// `Set-Cookie` value from here, so minting a secret allocates nothing.
+    private let text: Text
     /// The SHA-256 digest of ``unredactedValue``, the form stores keep.
     public let digest: SecretDigest
 
-    private init(kind: SecretKind, unredactedValue: String, digest: SecretDigest) {
+    private init(kind: SecretKind, text: Text, digest: SecretDigest) {
         self.kind = kind
-        self.unredactedValue = unredactedValue
+        self.text = text
         self.digest = digest
+    }
+
+    /// The full text of the secret, as a new `String` on each read. Never log it.
+    public var unredactedValue: String {
+        withUnredactedBytes { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// Calls `body` with the secret's text as bytes, for writers that copy it straight into their
+    /// output (the response body, the `Set-Cookie` value) without making a `String` of it.
+    func withUnredactedBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try withUnsafeBytes(of: text.storage) { storage in
+            try body(UnsafeRawBufferPointer(rebasing: storage[0..<SecretKind.encodedLength]))
+        }
     }
 
     /// Mints a fresh secret of `kind`, reading its 32 random bytes from `randomSource` in one request.
     public static func mint(_ kind: SecretKind, using randomSource: some RandomSource) -> OpaqueToken {
-        let prefix = kind.prefix.utf8
         let length = SecretKind.encodedLength
-        var digest = SHA256Words.initial
-        let value = withUnsafeTemporaryAllocation(byteCount: SecretKind.randomByteCount, alignment: 8) { random in
-            randomSource.fill(random)
-            let value = String(unsafeUninitializedCapacity: length) { output in
+        var text = Text()
+        let digest = withUnsafeMutableBytes(of: &text.storage) { output in
+            withUnsafeTemporaryAllocation(byteCount: SecretKind.randomByteCount, alignment: 8) { random in
+                randomSource.fill(random)
                 var index = 0
-                for byte in prefix {
+                for byte in kind.prefix.utf8 {
                     output[index] = byte
                     index += 1
                 }
-                Base64URL.encode(
-                    UnsafeRawBufferPointer(random),
-                    into: UnsafeMutableBufferPointer(rebasing: output[index..<length])
-                )
-                digest = SHA256.hash(UnsafeRawBufferPointer(UnsafeMutableBufferPointer(rebasing: output[0..<length])))
-                return length
+                // The storage is typed as words; bound to bytes only while the encoder writes them.
+                UnsafeMutableRawBufferPointer(rebasing: output[index..<length]).withMemoryRebound(to: UInt8.self) {
+                    Base64URL.encode(UnsafeRawBufferPointer(random), into: $0)
+                }
+                random.initializeMemory(as: UInt8.self, repeating: 0)
+                return SHA256.hash(UnsafeRawBufferPointer(rebasing: output[0..<length]))
             }
-            random.initializeMemory(as: UInt8.self, repeating: 0)
-            return value
         }
-        return OpaqueToken(kind: kind, unredactedValue: value, digest: SecretDigest(words: digest))
+        return OpaqueToken(kind: kind, text: text, digest: SecretDigest(words: digest))
     }
 
     /// Accepts a value a client presented as a secret of `kind`, or returns `nil` when it cannot be one.
@@ -56,9 +67,15 @@ public struct OpaqueToken: Sendable {
     /// could never have been minted is refused without a store lookup. Whether the secret exists is the
     /// store's answer to ``digest``.
     public init?(presented value: String, as kind: SecretKind) {
-        var value = value
-        guard value.withUTF8({ Self.isWellFormed(UnsafeRawBufferPointer($0), as: kind) }) else { return nil }
-        self.init(kind: kind, unredactedValue: value, digest: SecretDigest(of: value))
+        let token: OpaqueToken? = value.withLentUTF8 { utf8 in
+            let bytes = UnsafeRawBufferPointer(utf8)
+            guard Self.isWellFormed(bytes, as: kind) else { return nil }
+            var text = Text()
+            withUnsafeMutableBytes(of: &text.storage) { $0.copyMemory(from: bytes) }
+            return OpaqueToken(kind: kind, text: text, digest: SecretDigest(words: SHA256.hash(bytes)))
+        }
+        guard let token else { return nil }
+        self = token
     }
 
     /// The digest of a secret a client presented in a request body, or `nil` when the text cannot be a
@@ -96,5 +113,13 @@ extension OpaqueToken: CustomStringConvertible, CustomDebugStringConvertible, Cu
     /// A mirror with the kind only, so `dump` and reflection cannot reach the value.
     public var customMirror: Mirror {
         Mirror(self, children: ["kind": kind], displayStyle: .struct)
+    }
+}
+
+extension OpaqueToken {
+    /// A secret's text: the kind's prefix and 43 base64url characters, ``SecretKind/encodedLength``
+    /// bytes in 48 bytes of inline storage.
+    fileprivate struct Text {
+        var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
     }
 }

@@ -35,22 +35,14 @@ extension ExchangeStateMachine {
         }
         guard now < code.expiresAt else { return refuse(.codeExpired) }
 
-        let plan = GrantPlan(
-            client: code.client,
-            account: code.account,
-            scope: code.scope,
-            now: now,
-            lifetimes: configuration.lifetimes,
-            issuesNativeCredential: configuration.issuesNativeCredential
-        )
-        state = .checkingCodeAccount(digest, plan)
+        state = .checkingCodeAccount(digest, code.client, code.account, code.scope)
         return .checkAccount(code.account)
     }
 
     /// The redemption ran. Exactly one of any number of concurrent exchanges of a code gets `.redeemed`;
     /// the others arrived with valid proof for a code that is now used, which is a replay.
     mutating func codeRedeemed(_ outcome: CodeRedemption) -> Action {
-        guard case .redeemingCode(let plan, let minted) = state else {
+        guard case .redeemingCode(let redemption) = state else {
             preconditionFailure("codeRedeemed(_:) called in \(state)")
         }
         switch outcome {
@@ -58,8 +50,8 @@ extension ExchangeStateMachine {
             state = .finished
             return .respond(
                 .success(
-                    credential: plan.credential(minted),
-                    cookie: plan.cookie(minted, configuration: configuration.cookie)
+                    credential: redemption.plan.credential(redemption.minted),
+                    cookie: redemption.plan.cookie(redemption.minted, configuration: configuration.cookie)
                 )
             )
         case .alreadyRedeemed(let grant):

@@ -48,7 +48,9 @@ struct ExchangeStateMachine {
     /// The cases whose payloads are large — an issuance, a rotation, the answer — are `indirect`: every
     /// step moves an action and a state, and boxed, those moves copy a reference instead of hundreds of
     /// bytes (an action was 472 bytes and a state 640; now 65 and 128, 129 on Apple platforms).
-    /// Measured side by side, this took a tenth off an exchange and a refresh.
+    /// Measured side by side, this took a tenth off an exchange and a refresh. A code's redemption is
+    /// one object (``PlannedRedemption``) that the action and the state both hold, so that one
+    /// allocation serves the two.
     enum Action {
         /// Ask the rate limiter to admit an attempt for this key.
         case admit(RateLimitKey)
@@ -58,8 +60,8 @@ struct ExchangeStateMachine {
         case loadRefreshToken(SecretDigest)
         /// Ask the account directory for this account's status.
         case checkAccount(AccountID)
-        /// Redeem the code with this digest, storing this issuance — one atomic operation.
-        indirect case redeemCode(SecretDigest, GrantIssuance)
+        /// Redeem the planned redemption's code, storing its issuance — one atomic operation.
+        case redeemCode(PlannedRedemption)
         /// Rotate: the presented token, the current token the grant must still have, the successor and
         /// the access token to store — one atomic operation.
         indirect case rotateRefreshToken(
@@ -99,8 +101,9 @@ struct ExchangeStateMachine {
         case initial(EndpointRequest)
         case admitting(EndpointRequest)
         case loadingCode(ExchangeRequest.AuthorizationCode, SecretDigest)
-        indirect case checkingCodeAccount(SecretDigest, GrantPlan)
-        indirect case redeemingCode(GrantPlan, MintedGrant)
+        /// The code's digest and what its grant is made of; small enough to need no box.
+        case checkingCodeAccount(SecretDigest, ClientID, AccountID, Scope)
+        case redeemingCode(PlannedRedemption)
         case loadingRefreshToken(ExchangeRequest.RefreshToken, SecretDigest)
         indirect case checkingRefreshAccount(RefreshAttempt)
         indirect case rotatingRefreshToken(RefreshAttempt, RotationPlan, MintedRotation)
@@ -112,18 +115,28 @@ struct ExchangeStateMachine {
     /// How many times a refresh may retry after being superseded within the reuse leeway.
     static let maximumRotations = 3
 
-    let configuration: EngineConfiguration
+    /// The engine's configuration and random source, shared by reference.
+    let settings: ExchangeSettings
     /// The request's one reading of the clock; every expiry is measured against it.
     let now: Date
-    /// Where the secrets the machine's actions carry come from.
-    let randomSource: any RandomSource
     var state: State
 
-    init(request: EndpointRequest, configuration: EngineConfiguration, now: Date, randomSource: any RandomSource) {
-        self.configuration = configuration
+    var configuration: EngineConfiguration { settings.configuration }
+    /// Where the secrets the machine's actions carry come from.
+    var randomSource: any RandomSource { settings.randomSource }
+
+    init(request: EndpointRequest, settings: ExchangeSettings, now: Date) {
+        self.settings = settings
         self.now = now
-        self.randomSource = randomSource
         self.state = .initial(request)
+    }
+
+    init(request: EndpointRequest, configuration: EngineConfiguration, now: Date, randomSource: any RandomSource) {
+        self.init(
+            request: request,
+            settings: ExchangeSettings(configuration: configuration, randomSource: randomSource),
+            now: now
+        )
     }
 
     // MARK: Inputs
@@ -173,11 +186,20 @@ struct ExchangeStateMachine {
     /// consumed, rotated or created.
     mutating func accountChecked(_ status: AccountStatus) -> Action {
         switch state {
-        case .checkingCodeAccount(let code, let plan):
+        case .checkingCodeAccount(let code, let client, let account, let scope):
             guard status == .active else { return refuse(.accountInactive) }
+            let plan = GrantPlan(
+                client: client,
+                account: account,
+                scope: scope,
+                now: now,
+                lifetimes: configuration.lifetimes,
+                issuesNativeCredential: configuration.issuesNativeCredential
+            )
             let minted = MintedGrant.mint(nativeCredential: plan.issuesNativeCredential, using: randomSource)
-            state = .redeemingCode(plan, minted)
-            return .redeemCode(code, plan.issuance(minted))
+            let redemption = PlannedRedemption(code: code, plan: plan, minted: minted)
+            state = .redeemingCode(redemption)
+            return .redeemCode(redemption)
         case .checkingRefreshAccount(let attempt):
             guard status == .active else { return refuse(.accountInactive) }
             return rotate(attempt)
@@ -250,5 +272,42 @@ extension ExchangeStateMachine.State: CustomStringConvertible {
         case .revokingGrant: "revokingGrant"
         case .finished: "finished"
         }
+    }
+}
+
+/// What every exchange of one engine reads and none changes: the configuration and the random source.
+///
+/// Held once, by reference, so that starting a machine retains one object: a machine that held the
+/// configuration by value copied it at every request, retaining each of its strings and sets and
+/// releasing them again when the request ended.
+final class ExchangeSettings: Sendable {
+    let configuration: EngineConfiguration
+    let randomSource: any RandomSource
+
+    init(configuration: EngineConfiguration, randomSource: any RandomSource) {
+        self.configuration = configuration
+        self.randomSource = randomSource
+    }
+}
+
+/// A code's redemption as the machine plans it once the account is found active: the code, the plan of
+/// its grant, the secrets minted for it, and the records to store.
+///
+/// Immutable, and held by both the ``ExchangeStateMachine/Action/redeemCode(_:)`` action that asks the
+/// store and the ``ExchangeStateMachine/State/redeemingCode(_:)`` state that waits for its answer: one
+/// allocation where two boxes of an `indirect` case each were one.
+final class PlannedRedemption: Sendable {
+    /// The digest of the code to redeem.
+    let code: SecretDigest
+    let plan: GrantPlan
+    let minted: MintedGrant
+    /// The grant, tokens and session to store with the redemption, made of `plan` and `minted`.
+    let issuance: GrantIssuance
+
+    init(code: SecretDigest, plan: GrantPlan, minted: MintedGrant) {
+        self.code = code
+        self.plan = plan
+        self.minted = minted
+        self.issuance = plan.issuance(minted)
     }
 }

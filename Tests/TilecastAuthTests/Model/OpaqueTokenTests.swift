@@ -20,6 +20,41 @@ struct OpaqueTokenTests {
         #expect(token.unredactedValue.dropFirst(4).allSatisfy { $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" })
         #expect(token.digest == SecretDigest(of: token.unredactedValue))
         #expect(OpaqueToken(presented: token.unredactedValue, as: kind)?.digest == token.digest)
+        // The value is kept in the token itself and read out whole, the same on every read.
+        #expect(OpaqueToken(presented: token.unredactedValue, as: kind)?.unredactedValue == token.unredactedValue)
+        #expect(token.withUnredactedBytes { Array($0) } == Array(token.unredactedValue.utf8))
+    }
+
+    /// Fills a buffer with 0, 1, 2, …: a source whose secrets are known in advance.
+    private struct CountingRandomSource: RandomSource {
+        func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+            for index in buffer.indices {
+                buffer[index] = UInt8(truncatingIfNeeded: index)
+            }
+        }
+    }
+
+    @Test("A minted secret, its digest, its JSON member and its cookie are the text the random bytes give")
+    func mintedText() {
+        // Bytes 0 to 31 in base64url (RFC 4648 §5), without padding.
+        let expected = "tcr_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8"
+        let token = OpaqueToken.mint(.refreshToken, using: CountingRandomSource())
+        #expect(token.unredactedValue == expected)
+        #expect(token.withUnredactedBytes { $0.count } == SecretKind.encodedLength)
+        #expect(token.digest == SecretDigest(of: expected))
+        let presented = OpaqueToken(presented: expected, as: .refreshToken)
+        #expect(presented?.unredactedValue == expected)
+        #expect(presented?.digest == SecretDigest(of: expected))
+
+        let session = OpaqueToken.mint(.studioSession, using: CountingRandomSource())
+        let cookie = SessionCookie(session: session, maxAge: 60, configuration: SessionCookieConfiguration())
+        #expect(
+            cookie.headerValue
+                == "__Host-tilecast_session=tcs_AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8; Max-Age=60; Path=/; "
+                + "Secure; HttpOnly; SameSite=Lax"
+        )
+        let body = JSONWriter.document(capacity: 128) { $0.member("refresh_token", token: token) }
+        #expect(String(decoding: body, as: UTF8.self).contains(#""refresh_token":"\#(expected)""#))
     }
 
     @Test("Distinct mints are distinct")

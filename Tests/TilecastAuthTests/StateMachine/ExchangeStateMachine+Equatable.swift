@@ -11,7 +11,7 @@ extension ExchangeStateMachine.Action: Equatable {
         case (.loadCode(let a), .loadCode(let b)): a == b
         case (.loadRefreshToken(let a), .loadRefreshToken(let b)): a == b
         case (.checkAccount(let a), .checkAccount(let b)): a == b
-        case (.redeemCode(let a, let issuanceA), .redeemCode(let b, let issuanceB)): a == b && issuanceA == issuanceB
+        case (.redeemCode(let a), .redeemCode(let b)): a.code == b.code && a.issuance == b.issuance
         case (.rotateRefreshToken(let p1, let c1, let s1, let t1), .rotateRefreshToken(let p2, let c2, let s2, let t2)):
             p1 == p2 && c1 == c2 && s1 == s2 && t1 == t2
         case (

@@ -72,9 +72,11 @@ struct ExchangeStateMachineTests {
         #expect(machine.start() == .admit(.peer("192.0.2.1")))
         #expect(machine.admitted(.admitted) == .loadCode(code.digest))
         #expect(machine.codeLoaded(storedCode(code)) == .checkAccount("a"))
-        guard case .redeemCode(let redeemed, let issuance) = machine.accountChecked(.active) else {
+        guard case .redeemCode(let redemption) = machine.accountChecked(.active) else {
             throw Failure("expected .redeemCode")
         }
+        let redeemed = redemption.code
+        let issuance = redemption.issuance
         // The action carries the whole issuance, secrets minted: the driver only stores it.
         #expect(redeemed == code.digest)
         #expect(issuance.grant.scope.rawValue == "profile")
