@@ -41,6 +41,9 @@ public struct OpaqueToken: Sendable {
     /// Mints a fresh secret of `kind`, reading its 32 random bytes from `randomSource` in one request.
     public static func mint(_ kind: SecretKind, using randomSource: some RandomSource) -> OpaqueToken {
         let length = SecretKind.encodedLength
+        // The buffers' own bounds are checked in debug builds only: the text must fit its storage. Both
+        // sides are constants, so the check costs nothing at run time.
+        precondition(length <= MemoryLayout<Text>.size, "a secret's text outgrew OpaqueToken's inline storage")
         var text = Text()
         let digest = withUnsafeMutableBytes(of: &text.storage) { output in
             withUnsafeTemporaryAllocation(byteCount: SecretKind.randomByteCount, alignment: 8) { random in
