@@ -8,7 +8,8 @@
 /// A request body has a handful of members, so a linear scan of a small array is fastest; an object with
 /// many members switches to a set, so a hostile body cannot make detection quadratic.
 struct MemberNames {
-    private static let linearLimit = 16
+    /// How many names are scanned linearly before the set takes over.
+    static let linearLimit = 16
 
     private var small: [JSONText] = []
     private var large: Set<JSONText>?

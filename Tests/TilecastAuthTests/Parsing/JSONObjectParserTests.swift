@@ -97,6 +97,26 @@ struct JSONObjectParserTests {
         #expect(members.count == 2)
     }
 
+    @Test(
+        "Around the switch to a set, every count of distinct members parses and a repeat of any one is refused",
+        arguments: (MemberNames.linearLimit - 2)...(MemberNames.linearLimit + 2)
+    )
+    func duplicatesAroundTheSwitch(count: Int) throws {
+        let names = (0..<count).map { "\"m\($0)\":\($0)" }
+        #expect(try parse("{" + names.joined(separator: ",") + "}").count == count)
+        let repeats = (0..<count).filter { repeated in
+            do throws(JSONParseError) {
+                _ = try parse("{" + names.joined(separator: ",") + ",\"m\(repeated)\":0}")
+                return false
+            } catch {
+                return error.kind == .duplicateMember
+            }
+        }
+        #expect(repeats == Array(0..<count))
+        // A new name last, after the switch or right at it, is still only new.
+        #expect(try parse("{" + names.joined(separator: ",") + ",\"new\":0}").count == count + 1)
+    }
+
     @Test("Many members switch duplicate detection to a set without changing its answer")
     func manyMembers() throws {
         let names = (0..<40).map { "\"m\($0)\":\($0)" }
