@@ -226,13 +226,14 @@ struct PostgresTaskExecutorServerTests {
         )
         defer { store.close() }
         let executor = store.taskExecutor
-        // Held for 4 s: the sleep may be seen well after it began (under ThreadSanitizer on a loaded
-        // machine, by 0.5 s and more), and with 2 s the connection once came free before the waiter's
-        // cancellation, which then read "ok". A waiter that ignored its timeout or cancellation would
-        // still wait past the bound below for the holder.
-        let holder = Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(4)") }
+        // The watcher is made first: made after the sleep began, its own setup (a schema and its
+        // migrations) can take much of the sleep under ThreadSanitizer on a loaded machine. Held for 4 s: the
+        // sleep may still be seen well after it began, and with 2 s the connection once came free before
+        // the waiter's cancellation, which then read "ok". A waiter that ignored its timeout or
+        // cancellation would still wait past the bound below for the holder.
         let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         defer { admin.close() }
+        let holder = Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(4)") }
         try await admin.waitUntilSleeping(schema: store.configuration.schema)
         let started = ContinuousClock.now
         let waiter = Task(executorPreference: executor) {
@@ -263,12 +264,15 @@ struct PostgresTaskExecutorServerTests {
         let other = try await PostgresTimeoutTests.makeStore()
         defer { other.close() }
         let executor = store.taskExecutor
-        let holders = [
-            Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(2)") },
-            Task(executorPreference: executor) { try await other.execute(script: "SELECT pg_sleep(2)") },
-        ]
         let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         defer { admin.close() }
+        // Made before the sleeps begin (see connectionWaitIsBounded), and they last 4 s: under
+        // ThreadSanitizer in CI, with 2 s and the watcher made after them, the store's connection once came
+        // free before the caller's 300 ms wait ended, which then read "ok".
+        let holders = [
+            Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(4)") },
+            Task(executorPreference: executor) { try await other.execute(script: "SELECT pg_sleep(4)") },
+        ]
         try await admin.waitUntilSleeping(schema: store.configuration.schema)
         try await admin.waitUntilSleeping(schema: other.configuration.schema)
         let started = ContinuousClock.now
@@ -336,11 +340,11 @@ struct PostgresTaskExecutorServerTests {
         let store = try await PostgresTimeoutTests.makeStore(maximumConnections: 2)
         defer { store.close() }
         let executor = store.taskExecutor
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        defer { admin.close() }
         let sleepers = (0..<2).map { _ in
             Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(3)") }
         }
-        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
-        defer { admin.close() }
         try await admin.waitUntilSleeping(schema: store.configuration.schema, count: 2)
         let started = ContinuousClock.now
         try await Task.sleep(for: .milliseconds(20))

@@ -42,9 +42,11 @@ struct PostgresTimeoutTests {
 
     /// Occupies one of `store`'s connections for `seconds`, in a task of its own.
     static func occupyConnection(of store: PostgresGrantStore, seconds: Double) async throws -> Task<Void, any Error> {
+        // The watcher first: made after the sleep began, its own setup (a schema and its migrations) could
+        // take much of the sleep under ThreadSanitizer on a loaded machine, and the test after it less.
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         let holder = Task { try await store.execute(script: "SELECT pg_sleep(\(seconds))") }
         // Until the server runs the sleep, so the connection is surely taken.
-        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         try await admin.waitUntilSleeping(schema: store.configuration.schema)
         return holder
     }
@@ -61,10 +63,10 @@ struct PostgresTimeoutTests {
         let schema = store.configuration.quotedSchema
         let lock =
             table ? "LOCK TABLE \(schema).codes IN EXCLUSIVE MODE" : "PERFORM 1 FROM \(schema).codes FOR UPDATE"
+        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         let holder = Task {
             try await locker.execute(script: "DO $$ BEGIN \(lock); PERFORM pg_sleep(\(seconds)); END $$")
         }
-        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         try await admin.waitUntilSleeping(schema: locker.configuration.schema)
         return holder
     }
@@ -136,8 +138,8 @@ struct PostgresTimeoutTests {
     @Test("Operations blocked on the server do not hold dispatch's global threads: timers still fire")
     func blockedOperationsDoNotStarveDispatch() async throws {
         let store = try await Self.makeStore(maximumConnections: 8)
-        let holders = (0..<8).map { _ in Task { try await store.execute(script: "SELECT pg_sleep(2)") } }
         let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
+        let holders = (0..<8).map { _ in Task { try await store.execute(script: "SELECT pg_sleep(2)") } }
         try await admin.waitUntilSleeping(schema: store.configuration.schema, count: 8)
 
         // Eight blocked libpq calls — four times the cores of the CI machine — and a 50 ms dispatch timer
