@@ -170,10 +170,16 @@ def drain_logs():
         driver.get_log("browser")
 
 
-def callback_location():
+def callback_location(click=None):
     """The Location of the redirect to the app's callback: from the DevTools network events in Chromium;
-    in WebKit, which follows it to an error page, from the address it ended at."""
-    for _ in range(50):
+    in WebKit, which follows it to an error page, from the address it ended at.
+
+    In Chromium, `click` is pressed again once if, two seconds after the first press, the browser has sent
+    no POST at all: once in CI (2026-12-02) Chromium dropped the click on the Deny button of the page
+    loaded right after a redirect to the app's scheme, and the server never saw the form. A click that did
+    send the form is never repeated, and a second press that is dropped too still fails here."""
+    posted = False
+    for attempt in range(50):
         if webkit:
             if driver.current_url.startswith(CALLBACK):
                 return driver.current_url
@@ -187,9 +193,13 @@ def callback_location():
                 if location.startswith(CALLBACK):
                     return location
             if message.get("method") == "Network.requestWillBeSent":
-                url = message["params"]["request"]["url"]
-                if url.startswith(CALLBACK):
-                    return url
+                request = message["params"]["request"]
+                if request["url"].startswith(CALLBACK):
+                    return request["url"]
+                posted = posted or request.get("method") == "POST"
+        if attempt == 20 and click is not None and not posted:
+            print("note: the browser sent nothing for the click in 2 s; pressed once more")
+            click()
         time.sleep(0.1)
     fail("no redirect to the callback was seen")
 
@@ -210,8 +220,11 @@ def sign_in(account_index=0, decision="approve", extra=""):
     shot("authorize")
     check("Sign in to Tilecast" in driver.title, f"authorize page title: {driver.title}")
     driver.find_elements(By.CSS_SELECTOR, "input[name=account]")[account_index].click()
-    driver.find_element(By.CSS_SELECTOR, f"button[value={decision}]").click()
-    location = callback_location()
+    def press():
+        driver.find_element(By.CSS_SELECTOR, f"button[value={decision}]").click()
+
+    press()
+    location = callback_location(click=press)
     time.sleep(0.3)
     violations = csp_violations()
     driver.get("about:blank")
