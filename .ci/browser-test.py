@@ -105,8 +105,8 @@ def settled():
     so can ChromeDriver, with a WebDriverException that carries no message at all (once in CI, 2026-12-02, at
     the same redirect on the PostgreSQL store: the server had logged 303 then 200, and the page read "No
     session"). Any driver error (no such element, a stale one, no such frame, or that one) is therefore one
-    more look later, not a verdict: a condition that never holds
-    still ends the wait in a TimeoutException, which fails the test."""
+    more look later, not a verdict: a condition that never holds still ends the wait in a TimeoutException,
+    which fails the test."""
     return WebDriverWait(driver, 10, ignored_exceptions=(WebDriverException,))
 
 

@@ -43,7 +43,7 @@ struct PostgresTimeoutTests {
     /// Occupies one of `store`'s connections for `seconds`, in a task of its own.
     static func occupyConnection(of store: PostgresGrantStore, seconds: Double) async throws -> Task<Void, any Error> {
         // The watcher first: made after the sleep began, its own setup (a schema and its migrations) could
-        // take much of the sleep under ThreadSanitizer on a loaded machine, and the test after it less.
+        // take much of the sleep under ThreadSanitizer on a loaded machine, leaving the test little of it.
         let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
         let holder = Task { try await store.execute(script: "SELECT pg_sleep(\(seconds))") }
         // Until the server runs the sleep, so the connection is surely taken.
