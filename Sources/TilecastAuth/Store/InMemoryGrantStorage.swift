@@ -107,7 +107,7 @@ struct InMemoryGrantStorage: Sendable {
 
     mutating func insertCode(_ code: AuthorizationCode) throws(InMemoryGrantStoreError) {
         guard codes.position(of: code.digest) == nil else { throw .codeAlreadyStored }
-        codes.upsert(sharedStrings.share(code, client: clients[code.client]), dueAt: code.expiresAt)
+        codes.insert(sharedStrings.share(code, client: clients[code.client]), dueAt: code.expiresAt)
         sweep(at: code.issuedAt)
     }
 
@@ -201,8 +201,8 @@ struct InMemoryGrantStorage: Sendable {
             refreshTokens.modify(at: retiredPosition) { $0.state = .retired(retiredAt: now) }
         }
         refreshTokens.modify(at: presentedPosition) { $0 = presentedToken }
-        refreshTokens.upsert(successor, dueAt: successor.expiresAt)
-        accessTokens.upsert(accessToken, dueAt: accessToken.expiresAt)
+        refreshTokens.insert(successor, dueAt: successor.expiresAt)
+        accessTokens.insert(accessToken, dueAt: accessToken.expiresAt)
         grants.modify(at: grantPosition) { $0.currentRefreshToken = successor.digest }
         if let session {
             startSession(session, ofGrantAt: grantPosition)
@@ -227,14 +227,15 @@ struct InMemoryGrantStorage: Sendable {
     }
 
     /// Ends the session of the grant at `grantPosition`, if it has one, and makes `session` its session;
-    /// returns the digest of the session ended. The grant is live.
+    /// returns the digest of the session ended. The grant is live, and the caller has found `session`'s
+    /// key unstored.
     @discardableResult
     private mutating func startSession(_ session: StudioSession, ofGrantAt grantPosition: Int) -> SecretDigest? {
         let previous = grants[position: grantPosition].session
         if let previous {
             sessions.remove(previous)
         }
-        sessions.upsert(session, dueAt: session.expiresAt)
+        sessions.insert(session, dueAt: session.expiresAt)
         grants.modify(at: grantPosition) { $0.session = session.digest }
         return previous
     }
@@ -323,17 +324,19 @@ struct InMemoryGrantStorage: Sendable {
         }
     }
 
+    /// Writes the records of `issuance`, whose keys ``requireUnstored(_:)`` has found unstored: each is
+    /// inserted without looking its key up again.
     private mutating func store(_ issuance: GrantIssuance) {
         let grant = issuance.grant
-        grants.upsert(grant, dueAt: grant.expiresAt)
+        grants.insert(grant, dueAt: grant.expiresAt)
         if let token = issuance.accessToken {
-            accessTokens.upsert(token, dueAt: token.expiresAt)
+            accessTokens.insert(token, dueAt: token.expiresAt)
         }
         if let token = issuance.refreshToken {
-            refreshTokens.upsert(token, dueAt: token.expiresAt)
+            refreshTokens.insert(token, dueAt: token.expiresAt)
         }
         if let session = issuance.session {
-            sessions.upsert(session, dueAt: session.expiresAt)
+            sessions.insert(session, dueAt: session.expiresAt)
         }
     }
 

@@ -157,20 +157,29 @@ struct RecordTable<Record: TableRecord>: Sendable {
 
     /// Stores `record`, replacing the record with the same key if there is one, to come due from `dueAt`.
     mutating func upsert(_ record: Record, dueAt: Date) {
+        guard let position = position(of: record.key) else {
+            return insert(record, dueAt: dueAt)
+        }
         index.migrateStep()
         accounts?.migrateStep()
-        if let position = position(of: record.key) {
-            guard accounts == nil || records.withElement(at: position, { $0.listingAccount }) == record.listingAccount
-            else {
-                // Of another account — the store never does this, but a hand-built snapshot or a reused
-                // id can: out of the old account's list, and added again below, into the new one's.
-                remove(at: position)
-                return upsert(record, dueAt: dueAt)
-            }
-            records[position] = record
-            dueSeconds[position] = Self.wholeSeconds(dueAt)
-            return
+        guard accounts == nil || records.withElement(at: position, { $0.listingAccount }) == record.listingAccount
+        else {
+            // Of another account — the store never does this, but a hand-built snapshot or a reused id
+            // can: out of the old account's list, and inserted again, into the new one's.
+            remove(at: position)
+            return insert(record, dueAt: dueAt)
         }
+        records[position] = record
+        dueSeconds[position] = Self.wholeSeconds(dueAt)
+    }
+
+    /// Stores `record`, whose key the caller has just looked up and found unstored, to come due from
+    /// `dueAt`: the store's writes refuse a stored key before they write anything, so looking the key up
+    /// again, as ``upsert(_:dueAt:)`` does, would repeat that probe of the index for every record written.
+    mutating func insert(_ record: Record, dueAt: Date) {
+        assert(position(of: record.key) == nil, "the key of an inserted record is not stored")
+        index.migrateStep()
+        accounts?.migrateStep()
         index.makeRoom(forEntries: count + 1)
         let position = records.count
         index.insert(tag: Self.tag(of: record.key), position: position)

@@ -68,7 +68,13 @@ struct RecordTableTests {
             switch generator.next(10) {
             case 0..<5:
                 let item = Item(key: key, value: step, expiresAt: now.addingTimeInterval(Double(generator.next(50))))
-                table.upsert(item, dueAt: item.expiresAt)
+                // A key found unstored is inserted as the store's writes insert theirs; every other write
+                // is an upsert, which replaces a stored record and inserts an unstored one itself.
+                if model[key] == nil, table.position(of: key) == nil, step % 2 == 0 {
+                    table.insert(item, dueAt: item.expiresAt)
+                } else {
+                    table.upsert(item, dueAt: item.expiresAt)
+                }
                 model[key] = item
             case 5..<8:
                 if table.remove(key) != model.removeValue(forKey: key) { mismatches += 1 }
@@ -140,7 +146,11 @@ struct RecordTableTests {
                     account: account(id % accounts),
                     expiresAt: now.addingTimeInterval(Double(generator.next(50)))
                 )
-                table.upsert(item, dueAt: item.expiresAt)
+                if model[key] == nil, table.position(of: key) == nil, step % 2 == 0 {
+                    table.insert(item, dueAt: item.expiresAt)
+                } else {
+                    table.upsert(item, dueAt: item.expiresAt)
+                }
                 model[key] = item
             case 5..<8:
                 if table.remove(key) != model.removeValue(forKey: key) { mismatches += 1 }
@@ -321,7 +331,11 @@ extension RecordTableTests {
                 if table.remove(key) != model.removeValue(forKey: key) { mismatches += 1 }
             } else {
                 let item = Item(key: key, value: step, expiresAt: Self.base)
-                table.upsert(item, dueAt: Self.base)
+                if model[key] == nil, table.position(of: key) == nil, step % 2 == 0 {
+                    table.insert(item, dueAt: Self.base)
+                } else {
+                    table.upsert(item, dueAt: Self.base)
+                }
                 model[key] = item
             }
             if table.isMigratingIndex {
