@@ -194,6 +194,57 @@ struct RecordTableTests {
         #expect(table.positions(of: alice).isEmpty && table.positions(of: bob).isEmpty)
     }
 
+    @Test("Records moving between accounts, inserted and replaced while both indexes grow, stay in the right lists")
+    func accountMovesWhileIndexesMigrate() async {
+        var generator = Generator(state: 7)
+        var table = RecordTable<ListedItem>()
+        var model: [Item.Key: ListedItem] = [:]
+        var (mismatches, moves, movesWhileMigrating) = (0, 0, 0)
+        func account(_ number: Int) -> AccountID { AccountID(rawValue: "account-\(number)") }
+        for step in 0..<12_000 {
+            if step % 500 == 0 { await Task.yield() }
+            let id = generator.next(5_000)
+            let key = Item.Key(id: id, group: id % 13)
+            if generator.next(5) == 0 {
+                if table.remove(key) != model.removeValue(forKey: key) { mismatches += 1 }
+                continue
+            }
+            // Many accounts, so that the index by account grows and migrates too.
+            let item = ListedItem(key: key, account: account(generator.next(1_500)), expiresAt: Self.base)
+            if let stored = model[key], stored.account != item.account {
+                moves += 1
+                if table.isMigratingIndex { movesWhileMigrating += 1 }
+            }
+            if model[key] == nil, step % 2 == 0 {
+                table.insert(item, dueAt: Self.base)
+            } else {
+                table.upsert(item, dueAt: Self.base)
+            }
+            model[key] = item
+        }
+        var expected: [AccountID: Set<Item.Key>] = [:]
+        for item in model.values {
+            expected[item.account, default: []].insert(item.key)
+        }
+        for number in 0..<1_500 {
+            let listed = table.positions(of: account(number)).map { table[position: $0] }
+            if listed.count != expected[account(number)]?.count ?? 0
+                || Set(listed.map(\.key)) != expected[account(number)] ?? []
+                || listed.contains(where: { $0.account != account(number) })
+            {
+                mismatches += 1
+            }
+        }
+        for (key, item) in model where table[key] != item {
+            mismatches += 1
+        }
+        #expect(mismatches == 0)
+        #expect(table.count == model.count)
+        // The path under test was taken, and taken while an index migrated.
+        #expect(moves > 1_000, "\(moves)")
+        #expect(movesWhileMigrating > 20, "\(movesWhileMigrating)")
+    }
+
     @Test("A sweep with a budget of the whole table, from the start, removes exactly the due records")
     func fullSweep() {
         var table = RecordTable<Item>()
