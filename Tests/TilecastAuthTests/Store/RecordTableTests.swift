@@ -50,6 +50,24 @@ struct RecordTableTests {
 
     static let base = Date(timeIntervalSince1970: 1_800_000_000)
 
+    /// Writes `item` into `table` and `model`: on even steps, a key the model and the table hold no record
+    /// of is inserted, as the store's writes insert a key they found unstored; every other write is an
+    /// upsert, which replaces a stored record and inserts an unstored one itself.
+    static func write<Record: TableRecord>(
+        _ item: Record,
+        dueAt: Date,
+        into table: inout RecordTable<Record>,
+        model: inout [Record.Key: Record],
+        step: Int
+    ) {
+        if step % 2 == 0, model[item.key] == nil, table.position(of: item.key) == nil {
+            table.insert(item, dueAt: dueAt)
+        } else {
+            table.upsert(item, dueAt: dueAt)
+        }
+        model[item.key] = item
+    }
+
     @Test("Random inserts, replacements, removals and sweeps agree with a dictionary", arguments: [1, 7, 64, 100_000])
     func agreesWithDictionary(groups: Int) async {
         var generator = Generator(state: UInt64(groups))
@@ -68,14 +86,7 @@ struct RecordTableTests {
             switch generator.next(10) {
             case 0..<5:
                 let item = Item(key: key, value: step, expiresAt: now.addingTimeInterval(Double(generator.next(50))))
-                // A key found unstored is inserted as the store's writes insert theirs; every other write
-                // is an upsert, which replaces a stored record and inserts an unstored one itself.
-                if model[key] == nil, table.position(of: key) == nil, step % 2 == 0 {
-                    table.insert(item, dueAt: item.expiresAt)
-                } else {
-                    table.upsert(item, dueAt: item.expiresAt)
-                }
-                model[key] = item
+                Self.write(item, dueAt: item.expiresAt, into: &table, model: &model, step: step)
             case 5..<8:
                 if table.remove(key) != model.removeValue(forKey: key) { mismatches += 1 }
             case 8:
@@ -146,12 +157,7 @@ struct RecordTableTests {
                     account: account(id % accounts),
                     expiresAt: now.addingTimeInterval(Double(generator.next(50)))
                 )
-                if model[key] == nil, table.position(of: key) == nil, step % 2 == 0 {
-                    table.insert(item, dueAt: item.expiresAt)
-                } else {
-                    table.upsert(item, dueAt: item.expiresAt)
-                }
-                model[key] = item
+                Self.write(item, dueAt: item.expiresAt, into: &table, model: &model, step: step)
             case 5..<8:
                 if table.remove(key) != model.removeValue(forKey: key) { mismatches += 1 }
             case 8:
@@ -215,12 +221,7 @@ struct RecordTableTests {
                 moves += 1
                 if table.isMigratingIndex { movesWhileMigrating += 1 }
             }
-            if model[key] == nil, step % 2 == 0 {
-                table.insert(item, dueAt: Self.base)
-            } else {
-                table.upsert(item, dueAt: Self.base)
-            }
-            model[key] = item
+            Self.write(item, dueAt: Self.base, into: &table, model: &model, step: step)
         }
         var expected: [AccountID: Set<Item.Key>] = [:]
         for item in model.values {
@@ -382,12 +383,7 @@ extension RecordTableTests {
                 if table.remove(key) != model.removeValue(forKey: key) { mismatches += 1 }
             } else {
                 let item = Item(key: key, value: step, expiresAt: Self.base)
-                if model[key] == nil, table.position(of: key) == nil, step % 2 == 0 {
-                    table.insert(item, dueAt: Self.base)
-                } else {
-                    table.upsert(item, dueAt: Self.base)
-                }
-                model[key] = item
+                Self.write(item, dueAt: Self.base, into: &table, model: &model, step: step)
             }
             if table.isMigratingIndex {
                 sawMigration = true
