@@ -296,7 +296,7 @@ struct PostgresTimeoutTests {
             connectionWaitTimeout: .seconds(2)
         )
         let until = ContinuousClock.now.advanced(by: .seconds(4))
-        let (served, failed) = await withTaskGroup(of: (Int, Int).self) { group in
+        let callers = await withTaskGroup(of: (served: Int, failed: Int).self) { group in
             for _ in 0..<12 {
                 group.addTask {
                     var counts = (0, 0)
@@ -311,11 +311,15 @@ struct PostgresTimeoutTests {
                     return counts
                 }
             }
-            return await group.reduce((0, 0)) { ($0.0 + $1.0, $0.1 + $1.1) }
+            return await group.reduce(into: []) { $0.append($1) }
         }
         try await cleanup()
-        #expect(served > 100)
-        #expect(failed == 0, "\(failed) callers starved while \(served) were served")
+        let served = callers.map(\.served).reduce(0, +)
+        let failed = callers.map(\.failed).reduce(0, +)
+        // Every caller got through, however slow the machine (under ThreadSanitizer in CI, 30 operations
+        // in the 4 s, where a count over 100 had been required), and none gave up waiting.
+        #expect(callers.allSatisfy { $0.served > 0 }, "\(callers.map(\.served))")
+        #expect(failed == 0, "\(failed) waits for a connection failed while \(served) operations were served")
     }
 
     @Test("An operation's deadline starts once it has a connection: a long wait for one is no timeout", .limitedRoles)
