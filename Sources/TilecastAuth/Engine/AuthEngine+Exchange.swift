@@ -72,41 +72,38 @@ extension AuthEngine {
                     action = failed(.redeemCode, error, &machine)
                 }
 
-            case .rotateRefreshToken(let presented, let current, let successor, let accessToken):
+            case .rotateRefreshToken(let rotation):
                 do {
                     let outcome = try await store.rotateRefreshToken(
-                        presented,
-                        replacing: current,
-                        successor: successor,
-                        accessToken: accessToken,
+                        rotation.presented,
+                        replacing: rotation.current,
+                        successor: rotation.successor,
+                        accessToken: rotation.accessToken,
                         at: now
                     )
                     if outcome == .rotated {
-                        report(.refreshTokenRotated(grant: successor.grant))
+                        report(.refreshTokenRotated(grant: rotation.successor.grant))
                     }
                     action = machine.refreshTokenRotated(outcome)
                 } catch {
                     action = failed(.rotateRefreshToken, error, &machine)
                 }
 
-            case .rotateRefreshTokenStartingSession(
-                let presented,
-                let current,
-                let successor,
-                let accessToken,
-                let session
-            ):
+            case .rotateRefreshTokenStartingSession(let rotation):
+                guard let session = rotation.startingSession else {
+                    preconditionFailure("a rotation starting a session without one")
+                }
                 do {
                     let outcome = try await store.rotateRefreshToken(
-                        presented,
-                        replacing: current,
-                        successor: successor,
-                        accessToken: accessToken,
+                        rotation.presented,
+                        replacing: rotation.current,
+                        successor: rotation.successor,
+                        accessToken: rotation.accessToken,
                         startingSession: session,
                         at: now
                     )
                     if outcome == .rotated {
-                        report(.refreshTokenRotated(grant: successor.grant))
+                        report(.refreshTokenRotated(grant: rotation.successor.grant))
                         report(.sessionStarted(grant: session.grant))
                     }
                     action = machine.refreshTokenRotatedStartingSession(outcome)

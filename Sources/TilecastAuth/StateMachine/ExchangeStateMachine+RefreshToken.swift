@@ -92,28 +92,16 @@ extension ExchangeStateMachine {
             accessTokenExpiresAt: expiry(after: lifetimes.accessToken, cappedAt: grant.expiresAt)
         )
         let minted = MintedRotation.mint(session: attempt.studioSession, using: randomSource)
-        state = .rotatingRefreshToken(attempt, plan, minted)
-        if let session = minted.session {
-            // The session first asked to start with the rotation, in one operation of the store.
-            return .rotateRefreshTokenStartingSession(
-                presented: plan.presented,
-                current: plan.current,
-                successor: plan.successor(minted),
-                accessToken: plan.accessToken(minted),
-                session: sessionPlan(for: grant).session(session)
-            )
-        }
-        return plainRotation(plan, minted)
-    }
-
-    /// The rotation alone, of what was planned and minted.
-    private func plainRotation(_ plan: RotationPlan, _ minted: MintedRotation) -> Action {
-        .rotateRefreshToken(
-            presented: plan.presented,
-            current: plan.current,
-            successor: plan.successor(minted),
-            accessToken: plan.accessToken(minted)
+        let rotation = PlannedRotation(
+            attempt: attempt,
+            plan: plan,
+            minted: minted,
+            session: minted.session == nil ? nil : sessionPlan(for: grant)
         )
+        state = .rotatingRefreshToken(rotation)
+        // With a session, it is first asked to start with the rotation, in one operation of the store.
+        return rotation.startingSession == nil
+            ? .rotateRefreshToken(rotation) : .rotateRefreshTokenStartingSession(rotation)
     }
 
     /// The Studio session a refresh of `grant` starts: it ends with the grant at the latest.
@@ -129,34 +117,27 @@ extension ExchangeStateMachine {
     /// store that starts sessions separately does, having written nothing: then the rotation alone is
     /// asked for, and the session follows it (``refreshTokenRotated(_:)``).
     mutating func refreshTokenRotatedStartingSession(_ outcome: RefreshRotation?) -> Action {
-        guard case .rotatingRefreshToken(let attempt, let plan, let minted) = state, let session = minted.session
-        else {
+        guard case .rotatingRefreshToken(let rotation) = state, let session = rotation.minted.session else {
             preconditionFailure("refreshTokenRotatedStartingSession(_:) called in \(state)")
         }
-        guard let outcome else { return plainRotation(plan, minted) }
+        guard let outcome else { return .rotateRefreshToken(rotation) }
         guard outcome == .rotated else { return refreshTokenRotated(outcome) }
         state = .finished
         return .respond(
             .success(
-                credential: credential(of: attempt, plan, minted),
-                cookie: cookie(of: session, sessionPlan(for: attempt.lookup.grant))
+                credential: credential(of: rotation),
+                cookie: cookie(of: session, sessionPlan(for: rotation.attempt.lookup.grant))
             )
         )
     }
 
     /// The credential a rotation issued.
-    private func credential(
-        of attempt: RefreshAttempt,
-        _ plan: RotationPlan,
-        _ minted: MintedRotation
-    )
-        -> IssuedCredential
-    {
+    private func credential(of rotation: PlannedRotation) -> IssuedCredential {
         IssuedCredential(
-            accessToken: minted.accessToken,
-            expiresIn: secondsUntil(plan.accessTokenExpiresAt),
-            refreshToken: minted.refreshToken,
-            scope: attempt.lookup.grant.scope
+            accessToken: rotation.minted.accessToken,
+            expiresIn: secondsUntil(rotation.plan.accessTokenExpiresAt),
+            refreshToken: rotation.minted.refreshToken,
+            scope: rotation.attempt.lookup.grant.scope
         )
     }
 
@@ -171,14 +152,15 @@ extension ExchangeStateMachine {
     /// under strict rotation that is reuse, and revokes the grant; within a leeway it may be a retry of
     /// the immediately previous token, which rotates again — a bounded number of times.
     mutating func refreshTokenRotated(_ outcome: RefreshRotation) -> Action {
-        guard case .rotatingRefreshToken(let attempt, let plan, let minted) = state else {
+        guard case .rotatingRefreshToken(let rotation) = state else {
             preconditionFailure("refreshTokenRotated(_:) called in \(state)")
         }
+        let attempt = rotation.attempt
         let grant = attempt.lookup.grant
         switch outcome {
         case .rotated:
-            let credential = credential(of: attempt, plan, minted)
-            guard attempt.studioSession, let session = minted.session else {
+            let credential = credential(of: rotation)
+            guard attempt.studioSession, let session = rotation.minted.session else {
                 state = .finished
                 return .respond(.success(credential: credential, cookie: nil))
             }

@@ -50,7 +50,7 @@ struct ExchangeStateMachine {
     /// bytes (an action was 472 bytes and a state 640; now 65 and 128, 129 on Apple platforms).
     /// Measured side by side, this took a tenth off an exchange and a refresh. A code's redemption is
     /// one object (``PlannedRedemption``) that the action and the state both hold, so that one
-    /// allocation serves the two.
+    /// allocation serves the two; a refresh token's rotation likewise (``PlannedRotation``).
     enum Action {
         /// Ask the rate limiter to admit an attempt for this key.
         case admit(RateLimitKey)
@@ -62,23 +62,13 @@ struct ExchangeStateMachine {
         case checkAccount(AccountID)
         /// Redeem the planned redemption's code, storing its issuance — one atomic operation.
         case redeemCode(PlannedRedemption)
-        /// Rotate: the presented token, the current token the grant must still have, the successor and
-        /// the access token to store — one atomic operation.
-        indirect case rotateRefreshToken(
-            presented: SecretDigest,
-            current: SecretDigest,
-            successor: RefreshToken,
-            accessToken: AccessToken
-        )
-        /// Rotate as ``rotateRefreshToken(presented:current:successor:accessToken:)`` does and, with it,
-        /// store this session as the grant's only one — one atomic operation, where the store has it.
-        indirect case rotateRefreshTokenStartingSession(
-            presented: SecretDigest,
-            current: SecretDigest,
-            successor: RefreshToken,
-            accessToken: AccessToken,
-            session: StudioSession
-        )
+        /// Rotate the planned rotation's token: the presented token, the current token the grant must
+        /// still have, the successor and the access token to store — one atomic operation.
+        case rotateRefreshToken(PlannedRotation)
+        /// Rotate as ``rotateRefreshToken(_:)`` does and, with it, store the planned rotation's
+        /// ``PlannedRotation/startingSession`` as the grant's only session — one atomic operation, where
+        /// the store has it.
+        case rotateRefreshTokenStartingSession(PlannedRotation)
         /// Store this session as its grant's only one — one atomic operation.
         case replaceSession(StudioSession)
         /// Revoke the grant because a used code or rotated refresh token came back.
@@ -106,7 +96,7 @@ struct ExchangeStateMachine {
         case redeemingCode(PlannedRedemption)
         case loadingRefreshToken(ExchangeRequest.RefreshToken, SecretDigest)
         indirect case checkingRefreshAccount(RefreshAttempt)
-        indirect case rotatingRefreshToken(RefreshAttempt, RotationPlan, MintedRotation)
+        case rotatingRefreshToken(PlannedRotation)
         indirect case replacingSession(IssuedCredential, SessionPlan, OpaqueToken)
         case revokingGrant(RefusalReason)
         case finished
@@ -309,5 +299,50 @@ final class PlannedRedemption: Sendable {
         self.plan = plan
         self.minted = minted
         self.issuance = plan.issuance(minted)
+    }
+}
+
+/// A refresh token's rotation as the machine plans it once the account is found active: the attempt, the
+/// plan, the secrets minted for it, and the records to store.
+///
+/// Immutable, and held by both the action that asks the store
+/// (``ExchangeStateMachine/Action/rotateRefreshToken(_:)`` or
+/// ``ExchangeStateMachine/Action/rotateRefreshTokenStartingSession(_:)``) and the
+/// ``ExchangeStateMachine/State/rotatingRefreshToken(_:)`` state that waits for its answer: one allocation
+/// where two boxes of an `indirect` case each were one, and each step reads what it needs from it instead
+/// of copying the attempt, the plan and the secrets out of a box.
+final class PlannedRotation: Sendable {
+    let attempt: ExchangeStateMachine.RefreshAttempt
+    let plan: RotationPlan
+    let minted: MintedRotation
+    /// The successor refresh token to store, made of `plan` and `minted`.
+    let successor: RefreshToken
+    /// The access token to store, made of `plan` and `minted`.
+    let accessToken: AccessToken
+    /// The Studio session to start with the rotation, when the refresh asked for one: its id is
+    /// `minted.session`, and it ends with the grant at the latest.
+    let startingSession: StudioSession?
+
+    /// The token presented.
+    var presented: SecretDigest { plan.presented }
+    /// The token the grant must still have as its current one for the rotation to take place.
+    var current: SecretDigest { plan.current }
+
+    init(
+        attempt: ExchangeStateMachine.RefreshAttempt,
+        plan: RotationPlan,
+        minted: MintedRotation,
+        session: SessionPlan?
+    ) {
+        self.attempt = attempt
+        self.plan = plan
+        self.minted = minted
+        self.successor = plan.successor(minted)
+        self.accessToken = plan.accessToken(minted)
+        if let session, let id = minted.session {
+            self.startingSession = session.session(id)
+        } else {
+            self.startingSession = nil
+        }
     }
 }

@@ -297,8 +297,12 @@ struct RecordTable<Record: TableRecord>: Sendable {
     /// Whole seconds since 1970, rounded down and clamped to `UInt32`: monotonic in the date, so a record
     /// due by the exact time is always due by the second. A date that is not a number counts as 0, which
     /// only means `isDue` is asked.
+    ///
+    /// Between the two guards the seconds are positive, where converting truncates toward zero, which is
+    /// rounding down: one instruction, where `rounded(.down)` is a call into the C library on a processor
+    /// without SSE 4.1's `roundsd` — and this runs for every record a write stores and every table it sweeps.
     private static func wholeSeconds(_ date: Date) -> UInt32 {
-        let seconds = date.timeIntervalSince1970.rounded(.down)
+        let seconds = date.timeIntervalSince1970
         guard seconds > 0 else { return 0 }
         guard seconds < Double(UInt32.max) else { return UInt32.max }
         return UInt32(seconds)

@@ -12,13 +12,9 @@ extension ExchangeStateMachine.Action: Equatable {
         case (.loadRefreshToken(let a), .loadRefreshToken(let b)): a == b
         case (.checkAccount(let a), .checkAccount(let b)): a == b
         case (.redeemCode(let a), .redeemCode(let b)): a.code == b.code && a.issuance == b.issuance
-        case (.rotateRefreshToken(let p1, let c1, let s1, let t1), .rotateRefreshToken(let p2, let c2, let s2, let t2)):
-            p1 == p2 && c1 == c2 && s1 == s2 && t1 == t2
-        case (
-            .rotateRefreshTokenStartingSession(let p1, let c1, let s1, let t1, let session1),
-            .rotateRefreshTokenStartingSession(let p2, let c2, let s2, let t2, let session2)
-        ):
-            p1 == p2 && c1 == c2 && s1 == s2 && t1 == t2 && session1 == session2
+        case (.rotateRefreshToken(let a), .rotateRefreshToken(let b)): a.storesSame(as: b)
+        case (.rotateRefreshTokenStartingSession(let a), .rotateRefreshTokenStartingSession(let b)):
+            a.storesSame(as: b) && a.startingSession == b.startingSession
         case (.replaceSession(let a), .replaceSession(let b)): a == b
         case (.revokeGrant(let a, let reasonA), .revokeGrant(let b, let reasonB)): a == b && reasonA == reasonB
         case (.respond(let a), .respond(let b)): a == b
@@ -27,6 +23,15 @@ extension ExchangeStateMachine.Action: Equatable {
             (.respond, _):
             false
         }
+    }
+}
+
+extension PlannedRotation {
+    /// Whether the two rotations ask the store for the same thing: the same presented and current
+    /// tokens, and the same successor and access token to store.
+    func storesSame(as other: PlannedRotation) -> Bool {
+        presented == other.presented && current == other.current && successor == other.successor
+            && accessToken == other.accessToken
     }
 }
 

@@ -257,23 +257,12 @@ struct ExchangeStateMachineTests {
         var (found, _) = lookup(state: .active, current: token.digest)
         found.token.digest = token.digest
         #expect(machine.refreshTokenLoaded(found) == .checkAccount("a"))
-        guard
-            case .rotateRefreshTokenStartingSession(let presented, let current, let successor, let access, _) =
-                machine.accountChecked(.active)
-        else {
+        guard case .rotateRefreshTokenStartingSession(let rotation) = machine.accountChecked(.active) else {
             throw Failure("expected .rotateRefreshTokenStartingSession")
         }
         if !together {
-            let alone = machine.refreshTokenRotatedStartingSession(nil)
-            #expect(
-                alone
-                    == .rotateRefreshToken(
-                        presented: presented,
-                        current: current,
-                        successor: successor,
-                        accessToken: access
-                    )
-            )
+            // The store answered that it starts sessions separately: the same rotation, alone.
+            #expect(machine.refreshTokenRotatedStartingSession(nil) == .rotateRefreshToken(rotation))
         }
         return (machine, found)
     }
@@ -307,11 +296,12 @@ struct ExchangeStateMachineTests {
             action = machine.refreshTokenRotated(.superseded(current: superseded))
             if generation < ExchangeStateMachine.maximumRotations - 1 {
                 // Asked with the session again; the store answers nil again, and the rotation comes alone.
-                guard case .rotateRefreshTokenStartingSession(_, let current, _, _, _) = action else {
+                guard case .rotateRefreshTokenStartingSession(let rotation) = action else {
                     throw Failure("expected another rotation")
                 }
-                #expect(current == successor)
-                guard case .rotateRefreshToken(_, current, _, _) = machine.refreshTokenRotatedStartingSession(nil)
+                #expect(rotation.current == successor)
+                guard case .rotateRefreshToken(let alone) = machine.refreshTokenRotatedStartingSession(nil),
+                    alone.current == successor
                 else {
                     throw Failure("expected the rotation alone")
                 }
@@ -336,9 +326,10 @@ struct ExchangeStateMachineTests {
     func sessionFailureAfterRotation() throws {
         let random = SeededRandomSource()
         var (machine, _) = try rotating(.mint(.refreshToken, using: random))
-        guard case .rotatingRefreshToken(_, _, let minted) = machine.state else {
+        guard case .rotatingRefreshToken(let rotation) = machine.state else {
             throw Failure("expected a rotation under way")
         }
+        let minted = rotation.minted
         guard case .replaceSession = machine.refreshTokenRotated(.rotated) else {
             throw Failure("expected .replaceSession")
         }
@@ -375,9 +366,10 @@ extension ExchangeStateMachineTests {
     func rotationStartingSession() throws {
         let random = SeededRandomSource()
         var (machine, found) = try rotating(.mint(.refreshToken, using: random), together: true)
-        guard case .rotatingRefreshToken(_, let plan, let minted) = machine.state, let sessionID = minted.session else {
+        guard case .rotatingRefreshToken(let rotation) = machine.state, let sessionID = rotation.minted.session else {
             throw Failure("expected a rotation under way, with a session minted")
         }
+        let (plan, minted) = (rotation.plan, rotation.minted)
         guard case .respond(.success(let credential, let cookie)) = machine.refreshTokenRotatedStartingSession(.rotated)
         else {
             throw Failure("expected a success")
@@ -402,16 +394,18 @@ extension ExchangeStateMachineTests {
         // separately, one not.
         var (together, found) = try rotating(token, together: true)
         var (separately, _) = try rotating(token)
-        guard case .rotatingRefreshToken(_, let plan, let minted) = together.state, let sessionID = minted.session
+        guard case .rotatingRefreshToken(let rotation) = together.state, let sessionID = rotation.minted.session
         else {
             throw Failure("expected a rotation under way")
         }
+        let plan = rotation.plan
         let session = StudioSession(
             digest: sessionID.digest,
             grant: plan.grant,
             startedAt: Self.now,
             expiresAt: Self.now.adding(EngineConfiguration().lifetimes.studioSession, cappedAt: found.grant.expiresAt)
         )
+        #expect(rotation.startingSession == session)
         #expect(separately.refreshTokenRotated(.rotated) == .replaceSession(session))
         #expect(
             together.refreshTokenRotatedStartingSession(.rotated)
