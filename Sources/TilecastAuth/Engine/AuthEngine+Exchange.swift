@@ -55,17 +55,18 @@ extension AuthEngine {
 
             case .redeemCode(let redemption):
                 do {
-                    let issuance = redemption.issuance
-                    let outcome = try await store.redeemCode(redemption.code, issuing: issuance, at: now)
+                    // The issuance is read where the redemption holds it: a local copy would retain each of
+                    // its strings and release them again.
+                    let outcome = try await store.redeemCode(redemption.code, issuing: redemption.issuance, at: now)
                     if outcome == .redeemed {
                         report(
                             .grantCreated(
-                                grant: issuance.grant.id,
-                                client: issuance.grant.client,
-                                account: issuance.grant.account
+                                grant: redemption.issuance.grant.id,
+                                client: redemption.issuance.grant.client,
+                                account: redemption.issuance.grant.account
                             )
                         )
-                        report(.sessionStarted(grant: issuance.grant.id))
+                        report(.sessionStarted(grant: redemption.issuance.grant.id))
                     }
                     action = machine.codeRedeemed(outcome)
                 } catch {

@@ -78,26 +78,24 @@ extension ExchangeStateMachine {
     }
 
     /// The rotation for an attempt whose token is known to be usable and whose account is active.
-    mutating func rotate(_ attempt: RefreshAttempt) -> Action {
-        var attempt = attempt
+    ///
+    /// The attempt is taken over and handed on to the rotation: a borrowed one was copied to count the
+    /// rotation and again to be stored, retaining its grant's strings each time.
+    mutating func rotate(_ attempt: consuming RefreshAttempt) -> Action {
         attempt.rotations += 1
-        let grant = attempt.lookup.grant
+        let (grant, grantExpiresAt) = (attempt.lookup.grant.id, attempt.lookup.grant.expiresAt)
         let lifetimes = configuration.lifetimes
         let plan = RotationPlan(
             presented: attempt.presented,
             current: attempt.current,
-            grant: grant.id,
+            grant: grant,
             now: now,
-            refreshTokenExpiresAt: expiry(after: lifetimes.refreshTokenIdle, cappedAt: grant.expiresAt),
-            accessTokenExpiresAt: expiry(after: lifetimes.accessToken, cappedAt: grant.expiresAt)
+            refreshTokenExpiresAt: expiry(after: lifetimes.refreshTokenIdle, cappedAt: grantExpiresAt),
+            accessTokenExpiresAt: expiry(after: lifetimes.accessToken, cappedAt: grantExpiresAt)
         )
         let minted = MintedRotation.mint(session: attempt.studioSession, using: randomSource)
-        let rotation = PlannedRotation(
-            attempt: attempt,
-            plan: plan,
-            minted: minted,
-            session: minted.session == nil ? nil : sessionPlan(for: grant)
-        )
+        let session = minted.session == nil ? nil : sessionPlan(for: grant, expiringBy: grantExpiresAt)
+        let rotation = PlannedRotation(attempt: attempt, plan: plan, minted: minted, session: session)
         state = .rotatingRefreshToken(rotation)
         // With a session, it is first asked to start with the rotation, in one operation of the store.
         return rotation.startingSession == nil
@@ -106,10 +104,15 @@ extension ExchangeStateMachine {
 
     /// The Studio session a refresh of `grant` starts: it ends with the grant at the latest.
     private func sessionPlan(for grant: Grant) -> SessionPlan {
+        sessionPlan(for: grant.id, expiringBy: grant.expiresAt)
+    }
+
+    /// The Studio session a refresh of the grant `grant`, which expires at `grantExpiresAt`, starts.
+    private func sessionPlan(for grant: GrantID, expiringBy grantExpiresAt: Date) -> SessionPlan {
         SessionPlan(
-            grant: grant.id,
+            grant: grant,
             now: now,
-            expiresAt: expiry(after: configuration.lifetimes.studioSession, cappedAt: grant.expiresAt)
+            expiresAt: expiry(after: configuration.lifetimes.studioSession, cappedAt: grantExpiresAt)
         )
     }
 
@@ -155,19 +158,19 @@ extension ExchangeStateMachine {
         guard case .rotatingRefreshToken(let rotation) = state else {
             preconditionFailure("refreshTokenRotated(_:) called in \(state)")
         }
-        let attempt = rotation.attempt
-        let grant = attempt.lookup.grant
+        // The attempt is read where the rotation holds it: a copy would retain its grant's strings.
         switch outcome {
         case .rotated:
             let credential = credential(of: rotation)
-            guard attempt.studioSession, let session = rotation.minted.session else {
+            guard rotation.attempt.studioSession, let session = rotation.minted.session else {
                 state = .finished
                 return .respond(.success(credential: credential, cookie: nil))
             }
-            let sessionPlan = sessionPlan(for: grant)
+            let sessionPlan = sessionPlan(for: rotation.attempt.lookup.grant)
             state = .replacingSession(credential, sessionPlan, session)
             return .replaceSession(sessionPlan.session(session))
         case .superseded(let lookup):
+            let attempt = rotation.attempt
             switch evaluate(lookup, presented: attempt.presented) {
             case .refuse(let reason):
                 return refuse(reason)

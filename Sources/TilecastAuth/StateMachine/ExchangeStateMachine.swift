@@ -147,12 +147,16 @@ struct ExchangeStateMachine {
             // A custom limiter's answer is clamped: Retry-After is at least one second (RFC 9110 §10.2.3).
             return refuse(.rateLimited(retryAfterSeconds: max(1, seconds)))
         }
-        if let error = request.screeningError(configuration: configuration) {
+        // Held here, the settings keep their configuration alive for the two calls, which can then be lent
+        // it where it lies; through `self`, each call was given a copy of its own (found with uprobes on
+        // the configuration's value witness), retaining each of its strings and sets and releasing them.
+        let settings = self.settings
+        if let error = request.screeningError(configuration: settings.configuration) {
             return refuse(error.reason)
         }
         let parsed: ExchangeRequest
         do {
-            parsed = try ExchangeRequest.parse(request.body, configuration: configuration)
+            parsed = try ExchangeRequest.parse(request.body, configuration: settings.configuration)
         } catch {
             return refuse(error.reason)
         }
@@ -294,11 +298,13 @@ final class PlannedRedemption: Sendable {
     /// The grant, tokens and session to store with the redemption, made of `plan` and `minted`.
     let issuance: GrantIssuance
 
-    init(code: SecretDigest, plan: GrantPlan, minted: MintedGrant) {
+    /// Takes `plan` and `minted` over: the machine makes them for this redemption alone, and a borrowed
+    /// plan was copied, retaining its strings, to be stored.
+    init(code: SecretDigest, plan: consuming GrantPlan, minted: consuming MintedGrant) {
         self.code = code
+        self.issuance = plan.issuance(minted)
         self.plan = plan
         self.minted = minted
-        self.issuance = plan.issuance(minted)
     }
 }
 
@@ -329,9 +335,9 @@ final class PlannedRotation: Sendable {
     var current: SecretDigest { plan.current }
 
     init(
-        attempt: ExchangeStateMachine.RefreshAttempt,
+        attempt: consuming ExchangeStateMachine.RefreshAttempt,
         plan: RotationPlan,
-        minted: MintedRotation,
+        minted: consuming MintedRotation,
         session: SessionPlan?
     ) {
         self.attempt = attempt

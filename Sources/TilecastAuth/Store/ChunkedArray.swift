@@ -156,7 +156,7 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         }
     }
 
-    mutating func append(_ element: Element) {
+    mutating func append(_ element: consuming Element) {
         let chunk = count >> chunkShift
         if chunk == chunks.count {
             // The first chunk starts small and grows (``considerPreparation(in:)``); later ones come at

@@ -118,15 +118,20 @@ struct InMemoryGrantStorage: Sendable {
     ) throws(InMemoryGrantStoreError) -> CodeRedemption {
         prefetch(issuance)
         guard let position = codes.position(of: digest) else { return .notFound }
-        let code = codes[position: position]
-        guard now < code.expiresAt || code.redemption != nil else { return .notFound }
-        if let redemption = code.redemption {
+        // What the checks read, read where the code lies: a copy of the whole code would retain each of its
+        // strings and release them again.
+        let (redemption, expiresAt, account, issuedAt) = codes.withRecord(at: position) {
+            ($0.redemption, $0.expiresAt, $0.account, $0.issuedAt)
+        }
+        if let redemption {
             return .alreadyRedeemed(grant: redemption.grant)
         }
-        guard !isRevoked(code.account, atOrAfter: code.issuedAt) else { return .notFound }
+        guard now < expiresAt, !isRevoked(account, atOrAfter: issuedAt) else { return .notFound }
         try requireUnstored(issuance)
+        // The closure captures the grant's id alone: capturing the issuance copied it, strings and all.
+        let grant = issuance.grant.id
         codes.modify(at: position) {
-            $0.redemption = AuthorizationCode.Redemption(grant: issuance.grant.id, redeemedAt: now)
+            $0.redemption = AuthorizationCode.Redemption(grant: grant, redeemedAt: now)
         }
         // A redeemed code stays until its grant expires, so that a replay can still revoke the grant.
         codes.setDue(at: position, issuance.grant.expiresAt)
@@ -165,18 +170,24 @@ struct InMemoryGrantStorage: Sendable {
             return .notFound
         }
         var presentedToken = refreshTokens[position: presentedPosition]
-        let grant = grants[position: grantPosition]
+        // What the checks read of the grant, read where it lies; the whole grant, strings and all, is
+        // copied only for the answer that returns it.
+        let (grantID, isLive, currentRefreshToken) = grants.withRecord(at: grantPosition) {
+            ($0.id, $0.isLive(at: now), $0.currentRefreshToken)
+        }
         // A session, successor or access token of another grant, with a session asked for, is a caller's
         // mistake: refused as not found, before anything is written (GrantStore's contract; PostgreSQL's
         // function answers the same).
         if let session {
-            guard session.grant == grant.id, successor.grant == grant.id, accessToken.grant == grant.id else {
+            guard session.grant == grantID, successor.grant == grantID, accessToken.grant == grantID else {
                 return .notFound
             }
         }
-        guard grant.isLive(at: now) else { return .grantNotLive }
-        guard grant.currentRefreshToken == current else {
-            return .superseded(current: RefreshTokenLookup(token: presentedToken, grant: grant))
+        guard isLive else { return .grantNotLive }
+        guard currentRefreshToken == current else {
+            return .superseded(
+                current: RefreshTokenLookup(token: presentedToken, grant: grants[position: grantPosition])
+            )
         }
         // A leeway retry (presented ≠ current): the presented token must still point at `current`, and
         // `current` be stored; it becomes retired.
@@ -187,7 +198,9 @@ struct InMemoryGrantStorage: Sendable {
             guard case .rotated(let rotatedAt, let expected) = presentedToken.state, expected == current,
                 let position = refreshTokens.position(of: current)
             else {
-                return .superseded(current: RefreshTokenLookup(token: presentedToken, grant: grant))
+                return .superseded(
+                    current: RefreshTokenLookup(token: presentedToken, grant: grants[position: grantPosition])
+                )
             }
             presentedToken.state = .rotated(rotatedAt: rotatedAt, successor: successor.digest)
             retiredPosition = position
@@ -217,7 +230,9 @@ struct InMemoryGrantStorage: Sendable {
         at now: Date
     ) throws(InMemoryGrantStoreError) -> SessionReplacement {
         sessions.prefetch(session.digest)
-        guard let grantPosition = grants.position(of: grantID), grants[position: grantPosition].isLive(at: now) else {
+        guard let grantPosition = grants.position(of: grantID),
+            grants.withRecord(at: grantPosition, { $0.isLive(at: now) })
+        else {
             return .grantNotLive
         }
         guard sessions.position(of: session.digest) == nil else { throw .sessionAlreadyStored }
@@ -231,7 +246,7 @@ struct InMemoryGrantStorage: Sendable {
     /// key unstored.
     @discardableResult
     private mutating func startSession(_ session: StudioSession, ofGrantAt grantPosition: Int) -> SecretDigest? {
-        let previous = grants[position: grantPosition].session
+        let previous = grants.withRecord(at: grantPosition) { $0.session }
         if let previous {
             sessions.remove(previous)
         }
@@ -241,7 +256,8 @@ struct InMemoryGrantStorage: Sendable {
     }
 
     mutating func revokeGrant(_ grantID: GrantID, reason: RevocationReason, at now: Date) -> GrantRevocation {
-        guard let position = grants.position(of: grantID), now < grants[position: position].expiresAt else {
+        guard let position = grants.position(of: grantID), grants.withRecord(at: position, { now < $0.expiresAt })
+        else {
             return .notFound
         }
         let grant = grants[position: position]

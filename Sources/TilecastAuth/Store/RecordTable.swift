@@ -176,7 +176,9 @@ struct RecordTable<Record: TableRecord>: Sendable {
     /// Stores `record`, whose key the caller has just looked up and found unstored, to come due from
     /// `dueAt`: the store's writes refuse a stored key before they write anything, so looking the key up
     /// again, as ``upsert(_:dueAt:)`` does, would repeat that probe of the index for every record written.
-    mutating func insert(_ record: Record, dueAt: Date) {
+    ///
+    /// The record is taken over, so that a caller that made it for the table hands it on without a copy.
+    mutating func insert(_ record: consuming Record, dueAt: Date) {
         assert(position(of: record.key) == nil, "the key of an inserted record is not stored")
         index.migrateStep()
         accounts?.migrateStep()

@@ -91,12 +91,16 @@ struct SharedStrings: Sendable {
 
     /// `code` with the registered client's id and redirect URI and the pool's scope where they have the
     /// same bytes as its own.
-    mutating func share(_ code: AuthorizationCode, client: Client?) -> AuthorizationCode {
-        var code = code
+    ///
+    /// Takes `code` over and changes it in place, as `share(_ grant:client:)` does a grant: a borrowed
+    /// record was copied to be changed and copied again to be returned, retaining its strings each time.
+    mutating func share(_ code: consuming AuthorizationCode, client: Client?) -> AuthorizationCode {
         if let client {
             code.client = Self.same(code.client, as: client.id)
-            if code.redirectURI.utf8.count > 15,
-                let registered = client.redirectURIs.first(where: { ASCII.equal($0, code.redirectURI) })
+            // The closure captures the URI alone: capturing the code would copy it.
+            let redirectURI = code.redirectURI
+            if redirectURI.utf8.count > 15,
+                let registered = client.redirectURIs.first(where: { ASCII.equal($0, redirectURI) })
             {
                 code.redirectURI = registered
             }
@@ -106,8 +110,7 @@ struct SharedStrings: Sendable {
     }
 
     /// `grant` with the registered client's id and the pool's scope where they have the same bytes.
-    mutating func share(_ grant: Grant, client: Client?) -> Grant {
-        var grant = grant
+    mutating func share(_ grant: consuming Grant, client: Client?) -> Grant {
         if let client {
             grant.client = Self.same(grant.client, as: client.id)
         }
