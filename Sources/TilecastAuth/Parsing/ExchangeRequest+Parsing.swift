@@ -12,33 +12,35 @@ extension ExchangeRequest {
     static func parse(_ body: [UInt8], configuration: EngineConfiguration) throws(EndpointError) -> ExchangeRequest {
         var parameters = RequestParameters()
         do throws(JSONParseError) {
-            try JSONObjectParser.parse(body) { name, value in parameters.take(name, value) }
+            try JSONObjectParser.parse(body) { name, value, source in parameters.take(name, value, in: source) }
         } catch {
             throw EndpointError(
                 error.kind == .duplicateMember ? .duplicateMember : .malformedBody(detail: error.detail)
             )
         }
 
-        guard let grantType = try parameters.grantTypeText else {
+        guard let grantType = try parameters.grantType(in: body) else {
             throw EndpointError(.missingParameter(name: "grant_type"))
         }
-        let isCodeGrant = grantType.equals("authorization_code")
-        guard isCodeGrant || grantType.equals("refresh_token") else {
+        let (isCodeGrant, isRefreshGrant) = body.withUnsafeBytes {
+            (grantType.equals("authorization_code", in: $0), grantType.equals("refresh_token", in: $0))
+        }
+        guard isCodeGrant || isRefreshGrant else {
             throw EndpointError(.unsupportedGrantType)
         }
-        guard let clientID = try parameters.clientIDText else {
+        guard let clientID = try parameters.clientID(in: body) else {
             throw EndpointError(.missingParameter(name: "client_id"))
         }
-        guard clientID.equals(configuration.servedClient.rawValue) else {
+        guard body.withUnsafeBytes({ clientID.equals(configuration.servedClient.rawValue, in: $0) }) else {
             throw EndpointError(.unknownClient)
         }
 
         if isCodeGrant {
-            guard let code = try parameters.codeText else { throw EndpointError(.missingParameter(name: "code")) }
-            guard let redirectURI = try parameters.redirectURIText else {
+            guard let code = try parameters.code(in: body) else { throw EndpointError(.missingParameter(name: "code")) }
+            guard let redirectURI = try parameters.redirectURI(in: body) else {
                 throw EndpointError(.missingParameter(name: "redirect_uri"))
             }
-            guard let codeVerifier = try parameters.codeVerifierText else {
+            guard let codeVerifier = try parameters.codeVerifier(in: body) else {
                 throw EndpointError(.missingParameter(name: "code_verifier"))
             }
             guard PKCE.isWellFormedVerifier(codeVerifier) else { throw EndpointError(.malformedCodeVerifier) }
@@ -49,7 +51,7 @@ extension ExchangeRequest {
                 AuthorizationCode(code: code, redirectURI: redirectURI, codeVerifier: codeVerifier)
             )
         } else {
-            guard let refreshToken = try parameters.refreshTokenText else {
+            guard let refreshToken = try parameters.refreshToken(in: body) else {
                 throw EndpointError(.missingParameter(name: "refresh_token"))
             }
             let studioSession = try parameters.studioSessionFlag ?? false

@@ -16,30 +16,36 @@ struct JSONObjectParser {
     /// The deepest nesting accepted, counting the top-level object as 1.
     static let maximumDepth = 32
 
-    /// The body, which the texts of unescaped strings are slices of.
-    private let body: [UInt8]
-    /// The same bytes, for scanning without bounds checks on every step.
+    /// The body, for scanning without bounds checks on every step; the strings the parser reports are
+    /// offsets into it.
     private let bytes: UnsafeRawBufferPointer
     private var index = 0
 
-    private init(body: [UInt8], bytes: UnsafeRawBufferPointer) {
-        self.body = body
+    private init(bytes: UnsafeRawBufferPointer) {
         self.bytes = bytes
     }
 
     /// Parses `body` as one JSON object and returns its members in order.
     static func parse(_ body: [UInt8]) throws(JSONParseError) -> [(name: JSONText, value: JSONValue)] {
         var members: [(name: JSONText, value: JSONValue)] = []
-        try parse(body) { name, value in members.append((name, value)) }
+        try parse(body) { name, value, _ in
+            members.append((name.text(in: body), JSONValue(value, in: body)))
+        }
         return members
     }
 
     /// Parses `body` as one JSON object, reporting each of its members to `member` in order — without
     /// collecting them, for a caller that keeps only the few it knows. A body that is refused may have
     /// reported some members first.
-    static func parse(_ body: [UInt8], member: (JSONText, JSONValue) -> Void) throws(JSONParseError) {
+    ///
+    /// Names and string values come as ``ParsedString``s, with the body's bytes to read them in: a
+    /// caller that keeps one past the call makes it a ``JSONText`` with ``ParsedString/text(in:)``.
+    static func parse(
+        _ body: [UInt8],
+        member: (ParsedString, ParsedValue, UnsafeRawBufferPointer) -> Void
+    ) throws(JSONParseError) {
         let result = body.withUnsafeBytes { bytes -> Result<Void, JSONParseError> in
-            var parser = JSONObjectParser(body: body, bytes: bytes)
+            var parser = JSONObjectParser(bytes: bytes)
             do throws(JSONParseError) {
                 return .success(try parser.parseDocument(member: member))
             } catch {
@@ -49,7 +55,9 @@ struct JSONObjectParser {
         try result.get()
     }
 
-    private mutating func parseDocument(member: (JSONText, JSONValue) -> Void) throws(JSONParseError) {
+    private mutating func parseDocument(
+        member: (ParsedString, ParsedValue, UnsafeRawBufferPointer) -> Void
+    ) throws(JSONParseError) {
         skipWhitespace()
         guard peek() == UInt8(ascii: "{") else {
             throw JSONParseError(kind: index < bytes.count ? .notAnObject : .unexpectedEnd, offset: index)
@@ -64,7 +72,7 @@ struct JSONObjectParser {
     /// Parses an object whose `{` is at the cursor, reporting each member to `member`.
     private mutating func parseObject(
         depth: Int,
-        member: (JSONText, JSONValue) -> Void
+        member: (ParsedString, ParsedValue, UnsafeRawBufferPointer) -> Void
     ) throws(JSONParseError) {
         guard depth <= Self.maximumDepth else { throw JSONParseError(kind: .tooDeep, offset: index) }
         index += 1  // {
@@ -79,13 +87,15 @@ struct JSONObjectParser {
             guard peek() == UInt8(ascii: "\"") else { throw unexpected() }
             let nameOffset = index
             let name = try parseString()
-            guard names.insert(name) else { throw JSONParseError(kind: .duplicateMember, offset: nameOffset) }
+            guard names.insert(name, in: bytes) else {
+                throw JSONParseError(kind: .duplicateMember, offset: nameOffset)
+            }
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else { throw unexpected() }
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            member(name, value)
+            member(name, value, bytes)
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):
@@ -124,13 +134,13 @@ struct JSONObjectParser {
     }
 
     /// Parses the value at the cursor; `depth` is the depth of the container holding it.
-    private mutating func parseValue(depth: Int) throws(JSONParseError) -> JSONValue {
+    private mutating func parseValue(depth: Int) throws(JSONParseError) -> ParsedValue {
         guard let byte = peek() else { throw unexpected() }
         switch byte {
         case UInt8(ascii: "\""):
             return .string(try parseString())
         case UInt8(ascii: "{"):
-            try parseObject(depth: depth + 1) { _, _ in }
+            try parseObject(depth: depth + 1) { _, _, _ in }
             return .object
         case UInt8(ascii: "["):
             try parseArray(depth: depth + 1)
@@ -189,7 +199,7 @@ struct JSONObjectParser {
     }
 
     /// Parses the string whose opening quote is at the cursor.
-    private mutating func parseString() throws(JSONParseError) -> JSONText {
+    private mutating func parseString() throws(JSONParseError) -> ParsedString {
         index += 1  // "
         let start = index
         // Fast path: no escapes. ASCII needs no validation; other UTF-8 is left to String(validating:).
@@ -200,12 +210,12 @@ struct JSONObjectParser {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let content = body[start..<index]
+                let content = start..<index
                 index += 1
-                guard isASCII || Self.isValidUTF8(content) else {
+                guard isASCII || Self.isValidUTF8(UnsafeRawBufferPointer(rebasing: bytes[content])) else {
                     throw JSONParseError(kind: .invalidUTF8, offset: start)
                 }
-                return JSONText(content)
+                return .plain(content)
             }
             isASCII = isASCII && byte < 0x80
             if byte == UInt8(ascii: "\\") { break }
@@ -243,17 +253,17 @@ struct JSONObjectParser {
     }
 
     /// The slow path of ``parseString()``: decodes escapes from `start` up to the closing quote.
-    private mutating func parseEscapedString(from start: Int) throws(JSONParseError) -> JSONText {
+    private mutating func parseEscapedString(from start: Int) throws(JSONParseError) -> ParsedString {
         var decoded = [UInt8](UnsafeRawBufferPointer(rebasing: bytes[start..<index]))
         while index < bytes.count {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
                 index += 1
-                guard Self.isValidUTF8(decoded[...]) else {
+                guard decoded.withUnsafeBytes({ Self.isValidUTF8($0) }) else {
                     throw JSONParseError(kind: .invalidUTF8, offset: start)
                 }
-                return JSONText(decoded[...])
+                return .decoded(decoded)
             case UInt8(ascii: "\\"):
                 let escapeOffset = index
                 index += 1
@@ -284,7 +294,7 @@ struct JSONObjectParser {
 
     /// Whether `bytes` are well-formed UTF-8 (RFC 3629 §4: no overlong forms, no surrogates, nothing past
     /// U+10FFFF) — the standard library's validation, which `String(validating:)` applies.
-    private static func isValidUTF8(_ bytes: ArraySlice<UInt8>) -> Bool {
+    private static func isValidUTF8(_ bytes: UnsafeRawBufferPointer) -> Bool {
         String(validating: bytes, as: UTF8.self) != nil
     }
 

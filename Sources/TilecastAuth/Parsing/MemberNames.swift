@@ -5,30 +5,57 @@
 /// Names are compared by their UTF-8 bytes, not with `String`'s canonical equivalence, so that two names
 /// are duplicates exactly when every other JSON parser would also see the same name twice.
 ///
-/// A request body has a handful of members, so a linear scan of a small array is fastest; an object with
-/// many members switches to a set, so a hostile body cannot make detection quadratic.
+/// A request body has a handful of members, so a linear scan is fastest; an object with many members
+/// switches to a set, so a hostile body cannot make detection quadratic. Up to ``linearLimit`` names
+/// without escapes are kept as their offsets in the body, in two vectors held inline: an object of plain
+/// names — every request's — is checked without allocating and without retaining the body. A name with
+/// escapes is kept decoded, in an array made only when one comes.
 struct MemberNames {
     /// How many names are scanned linearly before the set takes over.
     static let linearLimit = 16
 
-    private var small: [JSONText] = []
-    private var large: Set<JSONText>?
+    /// Where the plain names seen start and end in the body; the first `plainCount` lanes are used.
+    private var plainStarts = SIMD16<Int32>()
+    private var plainEnds = SIMD16<Int32>()
+    private var plainCount = 0
+    /// The names with escapes seen, decoded.
+    private var decoded: [[UInt8]] = []
+    /// Every name seen, once there are more than ``linearLimit``.
+    private var large: Set<[UInt8]>?
 
-    /// Records `name`; returns `false` if the object already had it.
-    mutating func insert(_ name: JSONText) -> Bool {
+    /// Records `name`, parsed from `source`; returns `false` if the object already had it.
+    mutating func insert(_ name: ParsedString, in source: UnsafeRawBufferPointer) -> Bool {
         if large != nil {
-            return large!.insert(name).inserted
+            return large!.insert(name.bytes(in: source)).inserted
         }
-        for existing in small where existing == name {
+        for lane in 0..<plainCount {
+            let seen = ParsedString.plain(Int(plainStarts[lane])..<Int(plainEnds[lane]))
+            if seen.equals(name, in: source) {
+                return false
+            }
+        }
+        for seen in decoded where ParsedString.decoded(seen).equals(name, in: source) {
             return false
         }
-        if small.isEmpty {
-            small.reserveCapacity(Self.linearLimit + 1)
+        if plainCount + decoded.count == Self.linearLimit {
+            var all = Set(decoded)
+            for lane in 0..<plainCount {
+                all.insert(Array(source[Int(plainStarts[lane])..<Int(plainEnds[lane])]))
+            }
+            all.insert(name.bytes(in: source))
+            large = all
+            decoded = []
+            plainCount = 0
+            return true
         }
-        small.append(name)
-        if small.count > Self.linearLimit {
-            large = Set(small)
-            small = []
+        switch name {
+        case .plain(let range) where range.upperBound <= Int(Int32.max):
+            plainStarts[plainCount] = Int32(range.lowerBound)
+            plainEnds[plainCount] = Int32(range.upperBound)
+            plainCount += 1
+        case .plain, .decoded:
+            // A body past 2 GiB has offsets a lane cannot hold; such a name is kept as its bytes.
+            decoded.append(name.bytes(in: source))
         }
         return true
     }

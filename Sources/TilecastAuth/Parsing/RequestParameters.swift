@@ -4,21 +4,27 @@
 /// them; every other member is ignored (RFC 6749 §3.2). The parser has already refused a repeated name,
 /// so each parameter is set at most once.
 struct RequestParameters {
-    private var grantType: JSONValue?
-    private var clientID: JSONValue?
-    private var code: JSONValue?
-    private var redirectURI: JSONValue?
-    private var codeVerifier: JSONValue?
-    private var refreshToken: JSONValue?
-    private var studioSession: JSONValue?
+    private var grantType: ParsedValue?
+    private var clientID: ParsedValue?
+    private var code: ParsedValue?
+    private var redirectURI: ParsedValue?
+    private var codeVerifier: ParsedValue?
+    private var refreshToken: ParsedValue?
+    private var studioSession: ParsedValue?
 
     init() {}
 
-    /// Keeps `value` when `name` is a parameter the endpoint reads; a name is matched on its length first,
-    /// then byte for byte.
-    mutating func take(_ name: JSONText, _ value: JSONValue) {
-        func `is`(_ parameter: StaticString) -> Bool { name.equals(parameter) }
-        switch name.bytes.count {
+    /// Keeps `value` when `name`, both parsed from `source`, is a parameter the endpoint reads; a name is
+    /// matched on its length first, then byte for byte. A value is kept as the parser found it — for a
+    /// string without escapes, its offsets in the body — so keeping it retains nothing.
+    mutating func take(_ name: ParsedString, _ value: ParsedValue, in source: UnsafeRawBufferPointer) {
+        func `is`(_ parameter: StaticString) -> Bool { name.equals(parameter, in: source) }
+        let length =
+            switch name {
+            case .plain(let range): range.count
+            case .decoded(let bytes): bytes.count
+            }
+        switch length {
         case 4 where `is`("code"): code = value
         case 9 where `is`("client_id"): clientID = value
         case 10 where `is`("grant_type"): grantType = value
@@ -30,16 +36,29 @@ struct RequestParameters {
         }
     }
 
-    var grantTypeText: JSONText? { get throws(EndpointError) { try Self.string(grantType, "grant_type") } }
-    var clientIDText: JSONText? { get throws(EndpointError) { try Self.string(clientID, "client_id") } }
-    var codeText: JSONText? { get throws(EndpointError) { try Self.string(code, "code") } }
-    var redirectURIText: JSONText? { get throws(EndpointError) { try Self.string(redirectURI, "redirect_uri") } }
-    var codeVerifierText: JSONText? { get throws(EndpointError) { try Self.string(codeVerifier, "code_verifier") } }
-    var refreshTokenText: JSONText? { get throws(EndpointError) { try Self.string(refreshToken, "refresh_token") } }
+    // The string parameters, as the parser found them in `body`; `nil` when absent, `null` or empty.
+    func grantType(in body: [UInt8]) throws(EndpointError) -> ParsedString? {
+        try Self.string(grantType, "grant_type")
+    }
+    func clientID(in body: [UInt8]) throws(EndpointError) -> ParsedString? {
+        try Self.string(clientID, "client_id")
+    }
+    func code(in body: [UInt8]) throws(EndpointError) -> JSONText? {
+        try Self.string(code, "code")?.text(in: body)
+    }
+    func redirectURI(in body: [UInt8]) throws(EndpointError) -> JSONText? {
+        try Self.string(redirectURI, "redirect_uri")?.text(in: body)
+    }
+    func codeVerifier(in body: [UInt8]) throws(EndpointError) -> JSONText? {
+        try Self.string(codeVerifier, "code_verifier")?.text(in: body)
+    }
+    func refreshToken(in body: [UInt8]) throws(EndpointError) -> JSONText? {
+        try Self.string(refreshToken, "refresh_token")?.text(in: body)
+    }
     var studioSessionFlag: Bool? { get throws(EndpointError) { try Self.bool(studioSession, "studio_session") } }
 
     /// The string `value` of parameter `name`; `nil` when absent, `null` or empty.
-    private static func string(_ value: JSONValue?, _ name: StaticString) throws(EndpointError) -> JSONText? {
+    private static func string(_ value: ParsedValue?, _ name: StaticString) throws(EndpointError) -> ParsedString? {
         switch value {
         case nil, .null: return nil
         case .string(let text): return text.isEmpty ? nil : text
@@ -48,7 +67,7 @@ struct RequestParameters {
     }
 
     /// The boolean `value` of parameter `name`; `nil` when absent, `null` or empty.
-    private static func bool(_ value: JSONValue?, _ name: StaticString) throws(EndpointError) -> Bool? {
+    private static func bool(_ value: ParsedValue?, _ name: StaticString) throws(EndpointError) -> Bool? {
         switch value {
         case nil, .null: return nil
         case .bool(let flag): return flag

@@ -117,6 +117,44 @@ struct JSONObjectParserTests {
         #expect(try parse("{" + names.joined(separator: ",") + ",\"new\":0}").count == count + 1)
     }
 
+    @Test(
+        "A name spelled with escapes and the same name without are duplicates, whichever comes first",
+        arguments: [
+            #"{"ab":1,"a\u0062":2}"#, #"{"a\u0062":1,"ab":2}"#, #"{"\u0061b":1,"a\u0062":2}"#,
+            #"{"x":0,"ab":1,"y":0,"\u0061\u0062":2}"#,
+        ]
+    )
+    func duplicatesAcrossEscapes(text: String) {
+        #expect(throws: JSONParseError.self) { try parse(text) }
+        do {
+            _ = try parse(text)
+        } catch {
+            #expect(error.kind == .duplicateMember)
+        }
+    }
+
+    @Test(
+        "Names with and without escapes, mixed, around the switch to a set: all distinct parse, any repeat is refused",
+        arguments: (MemberNames.linearLimit - 1)...(MemberNames.linearLimit + 1)
+    )
+    func escapedNamesAroundTheSwitch(count: Int) throws {
+        // Every other name spelled with an escape (`\u006d` is `m`), every repeat spelled the other way.
+        let spelled = (0..<count).map { $0.isMultiple(of: 2) ? "\\u006d\($0)" : "m\($0)" }
+        let respelled = (0..<count).map { $0.isMultiple(of: 2) ? "m\($0)" : "\\u006d\($0)" }
+        let names = spelled.enumerated().map { "\"\($1)\":\($0)" }
+        let members = try parse("{" + names.joined(separator: ",") + "}")
+        #expect(members.map(\.name) == (0..<count).map { JSONText("m\($0)") })
+        let repeats = (0..<count).filter { repeated in
+            do throws(JSONParseError) {
+                _ = try parse("{" + names.joined(separator: ",") + ",\"\(respelled[repeated])\":0}")
+                return false
+            } catch {
+                return error.kind == .duplicateMember
+            }
+        }
+        #expect(repeats == Array(0..<count))
+    }
+
     @Test("Many members switch duplicate detection to a set without changing its answer")
     func manyMembers() throws {
         let names = (0..<40).map { "\"m\($0)\":\($0)" }
