@@ -30,24 +30,27 @@ public struct HeaderFields: Hashable, Sendable {
     /// The values of every field called `name`, in order.
     public func values(for name: String) -> [String] {
         var values: [String] = []
-        for field in fields where ASCII.equalIgnoringCase(field.name, name) {
-            values.append(field.value)
+        for index in fields.indices where ASCII.equalIgnoringCase(fields[index].name, name) {
+            values.append(fields[index].value)
         }
         return values
     }
 
     /// The value of the first field called `name`; `nil` when there is none.
     public subscript(name: String) -> String? {
-        for field in fields where ASCII.equalIgnoringCase(field.name, name) {
-            return field.value
+        for index in fields.indices where ASCII.equalIgnoringCase(fields[index].name, name) {
+            return fields[index].value
         }
         return nil
     }
 
+    // The fields are read by index, where they lie: `for field in fields` copied each one, retaining and
+    // releasing its name and value, on every scan of every request.
+
     /// How many fields are called `name`.
     public func count(of name: String) -> Int {
         var count = 0
-        for field in fields where ASCII.equalIgnoringCase(field.name, name) {
+        for index in fields.indices where ASCII.equalIgnoringCase(fields[index].name, name) {
             count += 1
         }
         return count

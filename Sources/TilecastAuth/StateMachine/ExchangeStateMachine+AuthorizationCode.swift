@@ -20,8 +20,10 @@ extension ExchangeStateMachine {
     /// without valid proof must not let someone holding only the code revoke the victim's grant), and
     /// only then is an expired code refused.
     mutating func codeLoaded(_ code: AuthorizationCode?) -> Action {
-        guard case .loadingCode(let exchange, let digest) = state else {
-            preconditionFailure("codeLoaded(_:) called in \(state)")
+        let (exchange, digest): (ExchangeRequest.AuthorizationCode, SecretDigest)
+        switch takeState() {
+        case .loadingCode(let loading, let loadingDigest): (exchange, digest) = (loading, loadingDigest)
+        case let other: preconditionFailure("codeLoaded(_:) called in \(other)")
         }
         guard let code else { return refuse(.codeNotFound) }
         guard code.client == configuration.servedClient else { return refuse(.codeIssuedToAnotherClient) }

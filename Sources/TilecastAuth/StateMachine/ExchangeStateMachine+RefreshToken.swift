@@ -19,8 +19,10 @@ extension ExchangeStateMachine {
 
     /// The refresh token was loaded.
     mutating func refreshTokenLoaded(_ lookup: RefreshTokenLookup?) -> Action {
-        guard case .loadingRefreshToken(let exchange, let presented) = state else {
-            preconditionFailure("refreshTokenLoaded(_:) called in \(state)")
+        let (exchange, presented): (ExchangeRequest.RefreshToken, SecretDigest)
+        switch takeState() {
+        case .loadingRefreshToken(let loading, let digest): (exchange, presented) = (loading, digest)
+        case let other: preconditionFailure("refreshTokenLoaded(_:) called in \(other)")
         }
         guard let lookup else { return refuse(.refreshTokenNotFound) }
         switch evaluate(lookup, presented: presented) {

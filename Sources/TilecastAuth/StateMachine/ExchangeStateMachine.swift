@@ -133,16 +133,25 @@ struct ExchangeStateMachine {
 
     /// Starts the request: only `POST` goes on to the rate limiter (RFC 6749 §3.2).
     mutating func start() -> Action {
-        guard case .initial(let request) = state else { preconditionFailure("start() called in \(state)") }
+        let request: EndpointRequest
+        switch takeState() {
+        case .initial(let initial): request = initial
+        case let other: preconditionFailure("start() called in \(other)")
+        }
         guard request.isPost else { return refuse(.methodNotAllowed) }
+        let key = RateLimitKey.peer(request.peerAddress, ipv6PrefixLength: configuration.rateLimitIPv6PrefixLength)
         state = .admitting(request)
-        return .admit(.peer(request.peerAddress, ipv6PrefixLength: configuration.rateLimitIPv6PrefixLength))
+        return .admit(key)
     }
 
     /// The rate limiter answered. A limited request is refused before the body is read or the store is
     /// touched (RFC 6585 §4); an admitted one is screened and parsed.
     mutating func admitted(_ decision: RateLimitDecision) -> Action {
-        guard case .admitting(let request) = state else { preconditionFailure("admitted(_:) called in \(state)") }
+        let request: EndpointRequest
+        switch takeState() {
+        case .admitting(let admitting): request = admitting
+        case let other: preconditionFailure("admitted(_:) called in \(other)")
+        }
         if case .limited(let seconds) = decision {
             // A custom limiter's answer is clamped: Retry-After is at least one second (RFC 9110 §10.2.3).
             return refuse(.rateLimited(retryAfterSeconds: max(1, seconds)))
@@ -160,7 +169,7 @@ struct ExchangeStateMachine {
         } catch {
             return refuse(error.reason)
         }
-        switch parsed {
+        switch consume parsed {
         case .authorizationCode(let exchange):
             guard let digest = OpaqueToken.presentedDigest(exchange.code, as: .authorizationCode) else {
                 return refuse(.codeNotFound)
@@ -179,7 +188,7 @@ struct ExchangeStateMachine {
     /// The account directory answered. An inactive account is refused with 403 before anything is
     /// consumed, rotated or created.
     mutating func accountChecked(_ status: AccountStatus) -> Action {
-        switch state {
+        switch takeState() {
         case .checkingCodeAccount(let code, let client, let account, let scope):
             guard status == .active else { return refuse(.accountInactive) }
             let plan = GrantPlan(
@@ -197,9 +206,8 @@ struct ExchangeStateMachine {
         case .checkingRefreshAccount(let attempt):
             guard status == .active else { return refuse(.accountInactive) }
             return rotate(attempt)
-        case .initial, .admitting, .loadingCode, .redeemingCode, .loadingRefreshToken, .rotatingRefreshToken,
-            .replacingSession, .revokingGrant, .finished:
-            preconditionFailure("accountChecked(_:) called in \(state)")
+        case let other:
+            preconditionFailure("accountChecked(_:) called in \(other)")
         }
     }
 
@@ -224,6 +232,16 @@ struct ExchangeStateMachine {
     }
 
     // MARK: Helpers
+
+    /// Moves the state out for a step to read, leaving `.finished` until the step sets the next one; every
+    /// step that takes it sets a state on each of its paths, or refuses, which finishes. Binding a
+    /// payload where it lay in `state` copied it — retaining the request's buffers and strings — only for
+    /// the step to overwrite the state and release them again.
+    mutating func takeState() -> State {
+        var taken = State.finished
+        swap(&taken, &state)
+        return taken
+    }
 
     mutating func refuse(_ reason: RefusalReason) -> Action {
         state = .finished
