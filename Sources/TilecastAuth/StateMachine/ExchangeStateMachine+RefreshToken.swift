@@ -18,7 +18,7 @@ extension ExchangeStateMachine {
     }
 
     /// The refresh token was loaded.
-    mutating func refreshTokenLoaded(_ lookup: RefreshTokenLookup?) -> Action {
+    mutating func refreshTokenLoaded(_ lookup: consuming RefreshTokenLookup?) -> Action {
         let (exchange, presented): (ExchangeRequest.RefreshToken, SecretDigest)
         switch takeState() {
         case .loadingRefreshToken(let loading, let digest): (exchange, presented) = (loading, digest)
@@ -36,10 +36,10 @@ extension ExchangeStateMachine {
                 lookup: lookup,
                 current: current,
                 studioSession: exchange.studioSession,
-                rotations: 0
+                rotations: 1
             )
             state = .checkingRefreshAccount(attempt)
-            return .checkAccount(lookup.grant.account)
+            return .checkAccount(attempt.lookup.grant.account)
         }
     }
 
@@ -80,11 +80,7 @@ extension ExchangeStateMachine {
     }
 
     /// The rotation for an attempt whose token is known to be usable and whose account is active.
-    ///
-    /// The attempt is taken over and handed on to the rotation: a borrowed one was copied to count the
-    /// rotation and again to be stored, retaining its grant's strings each time.
-    mutating func rotate(_ attempt: consuming RefreshAttempt) -> Action {
-        attempt.rotations += 1
+    mutating func rotate(_ attempt: RefreshAttempt) -> Action {
         let (grant, grantExpiresAt) = (attempt.lookup.grant.id, attempt.lookup.grant.expiresAt)
         let lifetimes = configuration.lifetimes
         let plan = RotationPlan(
@@ -180,10 +176,15 @@ extension ExchangeStateMachine {
                 return revoke(grant, because: .refreshTokenReused, refusing: .refreshTokenReused)
             case .rotate(let current):
                 guard attempt.rotations < Self.maximumRotations else { return refuse(.refreshTokenContended) }
-                var next = attempt
-                next.lookup = lookup
-                next.current = current
-                return rotate(next)
+                return rotate(
+                    RefreshAttempt(
+                        presented: attempt.presented,
+                        lookup: lookup,
+                        current: current,
+                        studioSession: attempt.studioSession,
+                        rotations: attempt.rotations + 1
+                    )
+                )
             }
         case .grantNotLive:
             return refuse(.grantRevoked)

@@ -78,13 +78,31 @@ struct ExchangeStateMachine {
     }
 
     /// A refresh in progress: the token presented and the current token the rotation must find.
-    struct RefreshAttempt {
-        var presented: SecretDigest
-        var lookup: RefreshTokenLookup
-        var current: SecretDigest
-        var studioSession: Bool
-        /// How many rotations have been tried; more than one only within a reuse leeway.
-        var rotations: Int
+    ///
+    /// Immutable and shared: the state that waits for the account check holds it, and so does the
+    /// rotation planned after it, without copying the token and grant it was loaded with — a value
+    /// boxed in the state was copied out of its box, strings and all, to be planned.
+    final class RefreshAttempt: Sendable {
+        let presented: SecretDigest
+        let lookup: RefreshTokenLookup
+        let current: SecretDigest
+        let studioSession: Bool
+        /// Which rotation this attempt is, counting from 1; more than 1 only within a reuse leeway.
+        let rotations: Int
+
+        init(
+            presented: SecretDigest,
+            lookup: consuming RefreshTokenLookup,
+            current: SecretDigest,
+            studioSession: Bool,
+            rotations: Int
+        ) {
+            self.presented = presented
+            self.lookup = lookup
+            self.current = current
+            self.studioSession = studioSession
+            self.rotations = rotations
+        }
     }
 
     enum State {
@@ -95,7 +113,7 @@ struct ExchangeStateMachine {
         case checkingCodeAccount(SecretDigest, ClientID, AccountID, Scope)
         case redeemingCode(PlannedRedemption)
         case loadingRefreshToken(ExchangeRequest.RefreshToken, SecretDigest)
-        indirect case checkingRefreshAccount(RefreshAttempt)
+        case checkingRefreshAccount(RefreshAttempt)
         case rotatingRefreshToken(PlannedRotation)
         indirect case replacingSession(IssuedCredential, SessionPlan, OpaqueToken)
         case revokingGrant(RefusalReason)
@@ -353,7 +371,7 @@ final class PlannedRotation: Sendable {
     var current: SecretDigest { plan.current }
 
     init(
-        attempt: consuming ExchangeStateMachine.RefreshAttempt,
+        attempt: ExchangeStateMachine.RefreshAttempt,
         plan: RotationPlan,
         minted: consuming MintedRotation,
         session: SessionPlan?
