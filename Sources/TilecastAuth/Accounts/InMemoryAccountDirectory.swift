@@ -15,6 +15,12 @@ public final class InMemoryAccountDirectory: AccountDirectory, Sendable {
     }
 
     public func status(of account: AccountID) async throws -> AccountStatus {
+        statusNow(of: account)
+    }
+
+    /// ``status(of:)`` done under the directory's lock and returned, without suspending: ``AuthEngine``
+    /// calls it directly when its directory is this one.
+    func statusNow(of account: AccountID) -> AccountStatus {
         statuses.withLock { $0[account] ?? .inactive }
     }
 }

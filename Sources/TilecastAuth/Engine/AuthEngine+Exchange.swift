@@ -23,7 +23,7 @@ extension AuthEngine {
             switch action {
             case .admit(let key):
                 do {
-                    let decision = try await rateLimiter.admit(key, at: now)
+                    let decision = try await admit(key, at: now)
                     if case .limited(let seconds) = decision {
                         report(.rateLimited(key: key, retryAfterSeconds: seconds))
                     }
@@ -34,21 +34,21 @@ extension AuthEngine {
 
             case .loadCode(let digest):
                 do {
-                    action = machine.codeLoaded(try await store.authorizationCode(digest))
+                    action = machine.codeLoaded(try await authorizationCode(digest))
                 } catch {
                     action = failed(.loadCode, error, &machine)
                 }
 
             case .loadRefreshToken(let digest):
                 do {
-                    action = machine.refreshTokenLoaded(try await store.refreshToken(digest))
+                    action = machine.refreshTokenLoaded(try await refreshToken(digest))
                 } catch {
                     action = failed(.loadRefreshToken, error, &machine)
                 }
 
             case .checkAccount(let account):
                 do {
-                    action = machine.accountChecked(try await accounts.status(of: account))
+                    action = machine.accountChecked(try await status(of: account))
                 } catch {
                     action = failed(.accountStatus, error, &machine)
                 }
@@ -57,7 +57,7 @@ extension AuthEngine {
                 do {
                     // The issuance is read where the redemption holds it: a local copy would retain each of
                     // its strings and release them again.
-                    let outcome = try await store.redeemCode(redemption.code, issuing: redemption.issuance, at: now)
+                    let outcome = try await redeemCode(redemption, at: now)
                     if outcome == .redeemed {
                         report(
                             .grantCreated(
@@ -75,13 +75,7 @@ extension AuthEngine {
 
             case .rotateRefreshToken(let rotation):
                 do {
-                    let outcome = try await store.rotateRefreshToken(
-                        rotation.presented,
-                        replacing: rotation.current,
-                        successor: rotation.successor,
-                        accessToken: rotation.accessToken,
-                        at: now
-                    )
+                    let outcome = try await rotate(rotation, at: now)
                     if outcome == .rotated {
                         report(.refreshTokenRotated(grant: rotation.successor.grant))
                     }
@@ -95,14 +89,7 @@ extension AuthEngine {
                     preconditionFailure("a rotation starting a session without one")
                 }
                 do {
-                    let outcome = try await store.rotateRefreshToken(
-                        rotation.presented,
-                        replacing: rotation.current,
-                        successor: rotation.successor,
-                        accessToken: rotation.accessToken,
-                        startingSession: session,
-                        at: now
-                    )
+                    let outcome = try await rotate(rotation, startingSession: session, at: now)
                     if outcome == .rotated {
                         report(.refreshTokenRotated(grant: rotation.successor.grant))
                         report(.sessionStarted(grant: session.grant))
@@ -114,7 +101,7 @@ extension AuthEngine {
 
             case .replaceSession(let session):
                 do {
-                    let outcome = try await store.replaceSession(of: session.grant, with: session, at: now)
+                    let outcome = try await replaceSession(with: session, at: now)
                     if case .replaced = outcome {
                         report(.sessionStarted(grant: session.grant))
                     } else {
@@ -133,7 +120,7 @@ extension AuthEngine {
                     report(.refreshTokenReuseDetected(grant: grant, peerAddress: request.peerAddress))
                 }
                 do {
-                    let outcome = try await store.revokeGrant(grant, reason: reason, at: now)
+                    let outcome = try await revokeGrant(grant, reason: reason, at: now)
                     if case .revoked = outcome {
                         report(.grantRevoked(grant: grant, reason: reason))
                     }

@@ -29,6 +29,11 @@ public struct AuthEngine: Sendable {
     /// Whether ``observer`` is anything but the ``NoOpSecurityEventObserver``: without one, no event is
     /// built at all (``report(_:)``).
     let reportsEvents: Bool
+    /// ``store``, ``rateLimiter`` and ``accounts`` where they are the in-memory ones, whose operations an
+    /// exchange calls without suspending (`AuthEngine+Components.swift`).
+    let inMemoryStore: InMemoryGrantStore?
+    let inMemoryRateLimiter: InMemoryRateLimiter?
+    let inMemoryAccounts: InMemoryAccountDirectory?
 
     /// The validated configuration.
     public var configuration: EngineConfiguration { settings.configuration }
@@ -62,6 +67,9 @@ public struct AuthEngine: Sendable {
         self.observer = observer
         self.timeSource = timeSource
         self.reportsEvents = !(observer is NoOpSecurityEventObserver)
+        self.inMemoryStore = store as? InMemoryGrantStore
+        self.inMemoryRateLimiter = rateLimiter as? InMemoryRateLimiter
+        self.inMemoryAccounts = accounts as? InMemoryAccountDirectory
     }
 }
 

@@ -61,6 +61,12 @@ public final class InMemoryRateLimiter: RateLimiter, Sendable {
     }
 
     public func admit(_ key: RateLimitKey, at now: Date) async throws -> RateLimitDecision {
+        admitNow(key, at: now)
+    }
+
+    /// ``admit(_:at:)`` done under the limiter's lock and returned, without suspending: ``AuthEngine``
+    /// calls it directly when its limiter is this one.
+    func admitNow(_ key: RateLimitKey, at now: Date) -> RateLimitDecision {
         state.withLock { state in
             var bucket = state.buckets[key] ?? TokenBucket(capacity: capacity, at: now)
             let decision = bucket.take(at: now, capacity: capacity, refillInterval: refillInterval)

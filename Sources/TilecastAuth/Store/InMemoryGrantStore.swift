@@ -103,7 +103,7 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     }
 
     public func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
-        storage.withLock { $0.codes[digest] }
+        authorizationCodeNow(digest)
     }
 
     public func redeemCode(
@@ -111,7 +111,7 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         issuing issuance: GrantIssuance,
         at now: Date
     ) async throws -> CodeRedemption {
-        try storage.withLock { try $0.redeemCode(digest, issuing: issuance, at: now) }
+        try redeemCodeNow(digest, issuing: issuance, at: now)
     }
 
     public func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation {
@@ -119,10 +119,7 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     }
 
     public func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
-        storage.withLock { storage in
-            guard let token = storage.refreshTokens[digest], let grant = storage.grants[token.grant] else { return nil }
-            return RefreshTokenLookup(token: token, grant: grant)
-        }
+        refreshTokenNow(digest)
     }
 
     public func rotateRefreshToken(
@@ -132,15 +129,13 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         accessToken: AccessToken,
         at now: Date
     ) async throws -> RefreshRotation {
-        try storage.withLock {
-            try $0.rotateRefreshToken(
-                presented,
-                replacing: current,
-                successor: successor,
-                accessToken: accessToken,
-                at: now
-            )
-        }
+        try rotateRefreshTokenNow(
+            presented,
+            replacing: current,
+            successor: successor,
+            accessToken: accessToken,
+            at: now
+        )
     }
 
     /// Rotates and starts the session in one critical section: never `nil`.
@@ -152,16 +147,14 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         startingSession session: StudioSession,
         at now: Date
     ) async throws -> RefreshRotation? {
-        try storage.withLock {
-            try $0.rotateRefreshToken(
-                presented,
-                replacing: current,
-                successor: successor,
-                accessToken: accessToken,
-                startingSession: session,
-                at: now
-            )
-        }
+        try rotateRefreshTokenNow(
+            presented,
+            replacing: current,
+            successor: successor,
+            accessToken: accessToken,
+            startingSession: session,
+            at: now
+        )
     }
 
     public func replaceSession(
@@ -169,11 +162,11 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         with session: StudioSession,
         at now: Date
     ) async throws -> SessionReplacement {
-        try storage.withLock { try $0.replaceSession(of: grant, with: session, at: now) }
+        try replaceSessionNow(of: grant, with: session, at: now)
     }
 
     public func revokeGrant(_ id: GrantID, reason: RevocationReason, at now: Date) async throws -> GrantRevocation {
-        storage.withLock { $0.revokeGrant(id, reason: reason, at: now) }
+        revokeGrantNow(id, reason: reason, at: now)
     }
 
     /// Revokes every live grant of an account and removes its unredeemed codes. It reads the account's
@@ -211,5 +204,68 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
 
     public func removeExpired(at now: Date) async throws -> Int {
         storage.withLock { $0.removeAllDue(at: now) }
+    }
+}
+
+// MARK: Without suspending
+
+/// The operations of an exchange, done under the store's lock and returned: the public `async` methods
+/// are these, and ``AuthEngine`` calls them directly when its store is this one, so that an exchange on
+/// the in-memory store makes no `async` call into it (each allocated a frame in the task and asked for
+/// its executor again on return).
+extension InMemoryGrantStore {
+    func authorizationCodeNow(_ digest: SecretDigest) -> AuthorizationCode? {
+        storage.withLock { $0.codes[digest] }
+    }
+
+    func redeemCodeNow(
+        _ digest: SecretDigest,
+        issuing issuance: GrantIssuance,
+        at now: Date
+    ) throws(InMemoryGrantStoreError) -> CodeRedemption {
+        try storage.withLock { (storage) throws(InMemoryGrantStoreError) in
+            try storage.redeemCode(digest, issuing: issuance, at: now)
+        }
+    }
+
+    func refreshTokenNow(_ digest: SecretDigest) -> RefreshTokenLookup? {
+        storage.withLock { storage in
+            guard let token = storage.refreshTokens[digest], let grant = storage.grants[token.grant] else { return nil }
+            return RefreshTokenLookup(token: token, grant: grant)
+        }
+    }
+
+    func rotateRefreshTokenNow(
+        _ presented: SecretDigest,
+        replacing current: SecretDigest,
+        successor: RefreshToken,
+        accessToken: AccessToken,
+        startingSession session: StudioSession? = nil,
+        at now: Date
+    ) throws(InMemoryGrantStoreError) -> RefreshRotation {
+        try storage.withLock { (storage) throws(InMemoryGrantStoreError) in
+            try storage.rotateRefreshToken(
+                presented,
+                replacing: current,
+                successor: successor,
+                accessToken: accessToken,
+                startingSession: session,
+                at: now
+            )
+        }
+    }
+
+    func replaceSessionNow(
+        of grant: GrantID,
+        with session: StudioSession,
+        at now: Date
+    ) throws(InMemoryGrantStoreError) -> SessionReplacement {
+        try storage.withLock { (storage) throws(InMemoryGrantStoreError) in
+            try storage.replaceSession(of: grant, with: session, at: now)
+        }
+    }
+
+    func revokeGrantNow(_ id: GrantID, reason: RevocationReason, at now: Date) -> GrantRevocation {
+        storage.withLock { $0.revokeGrant(id, reason: reason, at: now) }
     }
 }

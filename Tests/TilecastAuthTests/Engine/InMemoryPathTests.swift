@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import Testing
+@_spi(Testing) import TilecastAuthTesting
+
+@testable import TilecastAuth
+
+/// The engine calls the in-memory store, rate limiter and account directory without suspending when it
+/// has them (`AuthEngine+Components.swift`), and through their protocols otherwise — as every other test
+/// of the engine does, behind a `FaultInjectingStore`. These tests drive the same seeded operations
+/// through both paths and require the same answers and the same records.
+struct InMemoryPathTests {
+    /// A rate limiter that only forwards, so that the engine cannot see the in-memory one behind it.
+    private struct ForwardingRateLimiter: RateLimiter {
+        let base: InMemoryRateLimiter
+        func admit(_ key: RateLimitKey, at now: Date) async throws -> RateLimitDecision {
+            try await base.admit(key, at: now)
+        }
+    }
+
+    /// An account directory that only forwards.
+    private struct ForwardingAccounts: AccountDirectory {
+        let base: InMemoryAccountDirectory
+        func status(of account: AccountID) async throws -> AccountStatus {
+            try await base.status(of: account)
+        }
+    }
+
+    /// One engine on its own components, built alike for both paths from the same seed.
+    private struct World {
+        let memory = InMemoryGrantStore(clients: Harness.clients)
+        let accounts = InMemoryAccountDirectory(activeAccounts: [Harness.account, "account-8"])
+        let clock = ManualTimeSource()
+        let random: SeededRandomSource
+        let engine: AuthEngine
+
+        init(direct: Bool, seed: UInt64, leeway: Duration) throws {
+            random = SeededRandomSource(seed: seed)
+            // A small bucket, so that some requests are limited.
+            let limiter = InMemoryRateLimiter(capacity: 12, refillInterval: 2)
+            engine = try AuthEngine(
+                configuration: EngineConfiguration(refreshTokenReuseLeeway: leeway),
+                store: direct ? memory : FaultInjectingStore(memory),
+                accounts: direct ? accounts : ForwardingAccounts(base: accounts),
+                rateLimiter: direct ? limiter : ForwardingRateLimiter(base: limiter),
+                timeSource: clock,
+                randomSource: random
+            )
+        }
+
+        func post(_ json: [String: Any]) async -> EndpointResponse {
+            let body = try! JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
+            return await engine.handle(
+                request: EndpointRequest(
+                    method: "POST",
+                    headers: ["Content-Type": "application/json"],
+                    body: Array(body),
+                    peerAddress: "192.0.2.10"
+                )
+            )
+        }
+    }
+
+    /// What the two worlds share of a run: the codes and tokens they were given, which are the same
+    /// strings in both, since both mint from the same seed.
+    private struct Issued {
+        var codes: [(code: String, verifier: String)] = []
+        var refreshTokens: [String] = []
+    }
+
+    @Test("The engine on the in-memory components answers and stores as it does through their protocols")
+    func samePathsSameAnswers() async throws {
+        var steps = 0
+        var statuses: [Int: Int] = [:]
+        for (seed, leeway) in [(UInt64(1), Duration.zero), (2, .zero), (3, .seconds(5)), (4, .seconds(5))] {
+            let direct = try World(direct: true, seed: seed, leeway: leeway)
+            let forwarded = try World(direct: false, seed: seed, leeway: leeway)
+            #expect(direct.engine.inMemoryStore != nil && direct.engine.inMemoryRateLimiter != nil)
+            #expect(direct.engine.inMemoryAccounts != nil)
+            #expect(forwarded.engine.inMemoryStore == nil && forwarded.engine.inMemoryRateLimiter == nil)
+            #expect(forwarded.engine.inMemoryAccounts == nil)
+            var generator = SplitMix(state: seed)
+            var issued = Issued()
+            for step in 0..<150 {
+                let json: [String: Any]?
+                switch generator.next() % 8 {
+                case 0, 1:
+                    // A new code, exchanged with its verifier.
+                    let verifier = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
+                    let account: AccountID = generator.next() % 3 == 0 ? "account-8" : Harness.account
+                    let codes = try await [direct, forwarded].asyncMap { world in
+                        try? await world.engine.issueCode(
+                            account: account,
+                            client: .tilecastIOS,
+                            redirectURI: Harness.callback,
+                            codeChallenge: PKCE.s256Challenge(for: verifier),
+                            codeChallengeMethod: "S256",
+                            scope: Harness.scope
+                        ).code.unredactedValue
+                    }
+                    #expect(codes[0] == codes[1], "step \(step): the codes issued")
+                    guard let code = codes[0] else { continue }
+                    issued.codes.append((code, verifier))
+                    json = exchange(code, verifier)
+                case 2:
+                    // A code again: a replay, or a wrong verifier.
+                    guard let (code, verifier) = issued.codes.randomElement(using: &generator) else { continue }
+                    json = exchange(code, generator.next() % 2 == 0 ? verifier : String(verifier.reversed()))
+                case 3, 4, 5:
+                    // The newest refresh token, or an older one, which is reuse.
+                    guard !issued.refreshTokens.isEmpty else { continue }
+                    let newest = generator.next() % 3 != 0
+                    let token =
+                        newest
+                        ? issued.refreshTokens.last! : issued.refreshTokens.randomElement(using: &generator)!
+                    json = [
+                        "grant_type": "refresh_token", "client_id": "tilecast-ios", "refresh_token": token,
+                        "studio_session": generator.next() % 2 == 0,
+                    ]
+                case 6:
+                    let seconds = Double(generator.next() % 4_000)
+                    direct.clock.advance(by: seconds)
+                    forwarded.clock.advance(by: seconds)
+                    json = nil
+                default:
+                    let status: AccountStatus = generator.next() % 2 == 0 ? .inactive : .active
+                    direct.accounts.setStatus(status, of: "account-8")
+                    forwarded.accounts.setStatus(status, of: "account-8")
+                    json = nil
+                }
+                guard let json else { continue }
+                let answers = await [direct, forwarded].asyncMap { await $0.post(json) }
+                #expect(answers[0].status == answers[1].status, "step \(step)")
+                #expect(answers[0].headers == answers[1].headers, "step \(step)")
+                #expect(answers[0].body == answers[1].body, "step \(step)")
+                statuses[answers[0].status, default: 0] += 1
+                if let token = TestResponse(response: answers[0]).refreshToken {
+                    issued.refreshTokens.append(token)
+                }
+                steps += 1
+            }
+            // Compared as a Bool: a failure's message would print every record of both stores.
+            let sameRecords = direct.memory.snapshot() == forwarded.memory.snapshot()
+            #expect(sameRecords, "seed \(seed): the two stores hold different records")
+        }
+        // The runs reach the answers that matter: issued, refused, forbidden and limited.
+        #expect(Set(statuses.keys).isSuperset(of: [200, 400, 403, 429]), "\(statuses)")
+        #expect(steps > 400)
+    }
+
+    private func exchange(_ code: String, _ verifier: String) -> [String: Any] {
+        [
+            "grant_type": "authorization_code", "client_id": "tilecast-ios", "code": code,
+            "redirect_uri": Harness.callback, "code_verifier": verifier,
+        ]
+    }
+}
+
+extension Array {
+    /// The results of `transform` on each element, in order, one after the other.
+    fileprivate func asyncMap<T>(_ transform: (Element) async throws -> T) async rethrows -> [T] {
+        var results: [T] = []
+        for element in self {
+            results.append(try await transform(element))
+        }
+        return results
+    }
+}
