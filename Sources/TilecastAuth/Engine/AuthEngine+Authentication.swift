@@ -19,7 +19,7 @@ extension AuthEngine {
         }
         // A session the grant no longer points at was replaced: it must not authenticate even if a store
         // kept its record.
-        guard let lookup = try await store.session(token.digest), lookup.grant.session == token.digest else {
+        guard let lookup = try await session(token.digest), lookup.grant.session == token.digest else {
             return .unauthenticated(.notFound)
         }
         return try await authenticate(lookup.grant, expiresAt: lookup.session.expiresAt)
@@ -59,7 +59,7 @@ extension AuthEngine {
     /// the account is active.
     public func authenticateAccessToken(_ value: String) async throws -> Authentication {
         guard let token = OpaqueToken(presented: value, as: .accessToken) else { return .unauthenticated(.malformed) }
-        guard let lookup = try await store.accessToken(token.digest) else { return .unauthenticated(.notFound) }
+        guard let lookup = try await accessToken(token.digest) else { return .unauthenticated(.notFound) }
         return try await authenticate(lookup.grant, expiresAt: lookup.token.expiresAt)
     }
 
@@ -67,7 +67,7 @@ extension AuthEngine {
         let now = timeSource.now()
         guard grant.revocation == nil else { return .unauthenticated(.revoked) }
         guard now < expiresAt, now < grant.expiresAt else { return .unauthenticated(.expired) }
-        guard try await accounts.status(of: grant.account) == .active else {
+        guard try await status(of: grant.account) == .active else {
             return .unauthenticated(.accountInactive)
         }
         return .authenticated(

@@ -6,7 +6,7 @@ import FoundationEssentials
 import Foundation
 #endif
 
-/// The calls an exchange makes to the engine's components.
+/// The calls an exchange and the checks on later requests make to the engine's components.
 ///
 /// Each goes straight to the in-memory component's operation when the engine has that one — it takes a
 /// lock and returns, so there is nothing to wait for — and through the protocol otherwise. An `async`
@@ -114,5 +114,21 @@ extension AuthEngine {
             return memory.revokeGrantNow(grant, reason: reason, at: now)
         }
         return try await store.revokeGrant(grant, reason: reason, at: now)
+    }
+
+    @inline(__always)
+    func session(_ digest: SecretDigest) async throws -> SessionLookup? {
+        if let memory = inMemoryStore {
+            return memory.sessionNow(digest)
+        }
+        return try await store.session(digest)
+    }
+
+    @inline(__always)
+    func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {
+        if let memory = inMemoryStore {
+            return memory.accessTokenNow(digest)
+        }
+        return try await store.accessToken(digest)
     }
 }

@@ -177,17 +177,11 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
     }
 
     public func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {
-        storage.withLock { storage in
-            guard let token = storage.accessTokens[digest], let grant = storage.grants[token.grant] else { return nil }
-            return AccessTokenLookup(token: token, grant: grant)
-        }
+        accessTokenNow(digest)
     }
 
     public func session(_ digest: SecretDigest) async throws -> SessionLookup? {
-        storage.withLock { storage in
-            guard let session = storage.sessions[digest], let grant = storage.grants[session.grant] else { return nil }
-            return SessionLookup(session: session, grant: grant)
-        }
+        sessionNow(digest)
     }
 
     public func grant(_ id: GrantID) async throws -> Grant? {
@@ -209,10 +203,10 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
 
 // MARK: Without suspending
 
-/// The operations of an exchange, done under the store's lock and returned: the public `async` methods
-/// are these, and ``AuthEngine`` calls them directly when its store is this one, so that an exchange on
-/// the in-memory store makes no `async` call into it (each allocated a frame in the task and asked for
-/// its executor again on return).
+/// The operations of an exchange and of the checks on later requests, done under the store's lock and
+/// returned: the public `async` methods are these, and ``AuthEngine`` calls them directly when its store
+/// is this one, so that an exchange or a check on the in-memory store makes no `async` call into it (each
+/// allocated a frame in the task and asked for its executor again on return).
 extension InMemoryGrantStore {
     func authorizationCodeNow(_ digest: SecretDigest) -> AuthorizationCode? {
         storage.withLock { $0.codes[digest] }
@@ -267,5 +261,19 @@ extension InMemoryGrantStore {
 
     func revokeGrantNow(_ id: GrantID, reason: RevocationReason, at now: Date) -> GrantRevocation {
         storage.withLock { $0.revokeGrant(id, reason: reason, at: now) }
+    }
+
+    func accessTokenNow(_ digest: SecretDigest) -> AccessTokenLookup? {
+        storage.withLock { storage in
+            guard let token = storage.accessTokens[digest], let grant = storage.grants[token.grant] else { return nil }
+            return AccessTokenLookup(token: token, grant: grant)
+        }
+    }
+
+    func sessionNow(_ digest: SecretDigest) -> SessionLookup? {
+        storage.withLock { storage in
+            guard let session = storage.sessions[digest], let grant = storage.grants[session.grant] else { return nil }
+            return SessionLookup(session: session, grant: grant)
+        }
     }
 }

@@ -62,17 +62,23 @@ struct InMemoryPathTests {
         }
     }
 
-    /// What the two worlds share of a run: the codes and tokens they were given, which are the same
-    /// strings in both, since both mint from the same seed.
+    /// What the two worlds share of a run: the codes, tokens and session ids they were given, which are
+    /// the same strings in both, since both mint from the same seed.
     private struct Issued {
         var codes: [(code: String, verifier: String)] = []
         var refreshTokens: [String] = []
+        var accessTokens: [String] = []
+        var sessions: [String] = []
     }
 
-    @Test("The engine on the in-memory components answers and stores as it does through their protocols")
+    @Test(
+        "The engine on the in-memory components answers, authenticates and stores as it does through their protocols"
+    )
     func samePathsSameAnswers() async throws {
         var steps = 0
         var statuses: [Int: Int] = [:]
+        var checks = 0
+        var authenticated = 0
         for (seed, leeway) in [(UInt64(1), Duration.zero), (2, .zero), (3, .seconds(5)), (4, .seconds(5))] {
             let direct = try World(direct: true, seed: seed, leeway: leeway)
             let forwarded = try World(direct: false, seed: seed, leeway: leeway)
@@ -82,9 +88,9 @@ struct InMemoryPathTests {
             #expect(forwarded.engine.inMemoryAccounts == nil)
             var generator = SplitMix(state: seed)
             var issued = Issued()
-            for step in 0..<150 {
+            for step in 0..<200 {
                 let json: [String: Any]?
-                switch generator.next() % 8 {
+                switch generator.next() % 9 {
                 case 0, 1:
                     // A new code, exchanged with its verifier.
                     let verifier = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
@@ -118,6 +124,23 @@ struct InMemoryPathTests {
                         "grant_type": "refresh_token", "client_id": "tilecast-ios", "refresh_token": token,
                         "studio_session": generator.next() % 2 == 0,
                     ]
+                case 8:
+                    // The checks on later requests: a session cookie and a bearer token, current or old.
+                    let session = issued.sessions.randomElement(using: &generator) ?? "none"
+                    let token = issued.accessTokens.randomElement(using: &generator) ?? "none"
+                    let sessions = try await [direct, forwarded].asyncMap {
+                        try await $0.engine.authenticateSession(cookieValue: session)
+                    }
+                    let bearers = try await [direct, forwarded].asyncMap {
+                        try await $0.engine.authenticateBearer(authorization: "Bearer \(token)")
+                    }
+                    #expect(sessions[0] == sessions[1], "step \(step)")
+                    #expect(bearers[0] == bearers[1], "step \(step)")
+                    checks += 1
+                    for result in [sessions[0], bearers[0]] {
+                        if case .authenticated = result { authenticated += 1 }
+                    }
+                    json = nil
                 case 6:
                     let seconds = Double(generator.next() % 4_000)
                     direct.clock.advance(by: seconds)
@@ -135,9 +158,10 @@ struct InMemoryPathTests {
                 #expect(answers[0].headers == answers[1].headers, "step \(step)")
                 #expect(answers[0].body == answers[1].body, "step \(step)")
                 statuses[answers[0].status, default: 0] += 1
-                if let token = TestResponse(response: answers[0]).refreshToken {
-                    issued.refreshTokens.append(token)
-                }
+                let answer = TestResponse(response: answers[0])
+                issued.refreshTokens += [answer.refreshToken].compactMap { $0 }
+                issued.accessTokens += [answer.accessToken].compactMap { $0 }
+                issued.sessions += [answer.sessionID].compactMap { $0 }
                 steps += 1
             }
             // Compared as a Bool: a failure's message would print every record of both stores.
@@ -147,6 +171,8 @@ struct InMemoryPathTests {
         // The runs reach the answers that matter: issued, refused, forbidden and limited.
         #expect(Set(statuses.keys).isSuperset(of: [200, 400, 403, 429]), "\(statuses)")
         #expect(steps > 400)
+        #expect(checks > 40)
+        #expect(authenticated > 10, "of \(checks) checks")
     }
 
     private func exchange(_ code: String, _ verifier: String) -> [String: Any] {
