@@ -175,6 +175,50 @@ struct InMemoryPathTests {
         #expect(authenticated > 10, "of \(checks) checks")
     }
 
+    /// The random run above never retries the previous token within the leeway, where the presented
+    /// token is not the current one — so it could not tell a direct rotation with the two swapped from
+    /// a right one (found in review). Here, on both paths: a retry within the leeway, one asking for a
+    /// session, and a reuse after it, which revokes.
+    @Test("A retry of the previous refresh token within the leeway, and a reuse after it, answer alike on both paths")
+    func leewayRetrySamePaths() async throws {
+        var answers: [[EndpointResponse]] = []
+        var snapshots: [InMemoryGrantStore.Snapshot] = []
+        for direct in [true, false] {
+            let world = try World(direct: direct, seed: 11, leeway: .seconds(5))
+            let verifier = Base64URL.encode([UInt8](repeating: 0x2A, count: 32))
+            let code = try await world.engine.issueCode(
+                account: Harness.account,
+                client: .tilecastIOS,
+                redirectURI: Harness.callback,
+                codeChallenge: PKCE.s256Challenge(for: verifier),
+                codeChallengeMethod: "S256",
+                scope: Harness.scope
+            ).code.unredactedValue
+            var responses = [await world.post(exchange(code, verifier))]
+            let first = try #require(TestResponse(response: responses[0]).refreshToken)
+            let refresh = { (token: String, session: Bool) -> [String: Any] in
+                [
+                    "grant_type": "refresh_token", "client_id": "tilecast-ios", "refresh_token": token,
+                    "studio_session": session,
+                ]
+            }
+            responses.append(await world.post(refresh(first, false)))
+            world.clock.advance(by: 1)
+            responses.append(await world.post(refresh(first, false)))  // a retry: rotates from the successor
+            responses.append(await world.post(refresh(first, true)))  // again, asking for a session
+            world.clock.advance(by: 10)
+            responses.append(await world.post(refresh(first, false)))  // past the leeway: reuse, revokes
+            answers.append(responses)
+            snapshots.append(world.memory.snapshot())
+        }
+        #expect(answers[0].map(\.status) == [200, 200, 200, 200, 400], "\(answers[0].map(\.status))")
+        #expect(answers[0].map(\.status) == answers[1].map(\.status))
+        #expect(answers[0].map(\.headers) == answers[1].map(\.headers))
+        #expect(answers[0].map(\.body) == answers[1].map(\.body))
+        let sameRecords = snapshots[0] == snapshots[1]
+        #expect(sameRecords, "the two stores hold different records")
+    }
+
     private func exchange(_ code: String, _ verifier: String) -> [String: Any] {
         [
             "grant_type": "authorization_code", "client_id": "tilecast-ios", "code": code,
