@@ -57,13 +57,7 @@ extension AuthEngine {
     @inline(__always)
     func rotate(_ rotation: PlannedRotation, at now: Date) async throws -> RefreshRotation {
         if let memory = inMemoryStore {
-            return try memory.rotateRefreshTokenNow(
-                rotation.presented,
-                replacing: rotation.current,
-                successor: rotation.successor,
-                accessToken: rotation.accessToken,
-                at: now
-            )
+            return try memory.rotateRefreshTokenNow(rotation, startingSession: nil, at: now)
         }
         return try await store.rotateRefreshToken(
             rotation.presented,
@@ -81,14 +75,7 @@ extension AuthEngine {
         at now: Date
     ) async throws -> RefreshRotation? {
         if let memory = inMemoryStore {
-            return try memory.rotateRefreshTokenNow(
-                rotation.presented,
-                replacing: rotation.current,
-                successor: rotation.successor,
-                accessToken: rotation.accessToken,
-                startingSession: session,
-                at: now
-            )
+            return try memory.rotateRefreshTokenNow(rotation, startingSession: session, at: now)
         }
         return try await store.rotateRefreshToken(
             rotation.presented,

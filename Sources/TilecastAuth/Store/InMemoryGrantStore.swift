@@ -129,13 +129,15 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         accessToken: AccessToken,
         at now: Date
     ) async throws -> RefreshRotation {
-        try rotateRefreshTokenNow(
-            presented,
-            replacing: current,
-            successor: successor,
-            accessToken: accessToken,
-            at: now
-        )
+        try storage.withLock {
+            try $0.rotateRefreshToken(
+                presented,
+                replacing: current,
+                successor: successor,
+                accessToken: accessToken,
+                at: now
+            )
+        }
     }
 
     /// Rotates and starts the session in one critical section: never `nil`.
@@ -147,14 +149,16 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         startingSession session: StudioSession,
         at now: Date
     ) async throws -> RefreshRotation? {
-        try rotateRefreshTokenNow(
-            presented,
-            replacing: current,
-            successor: successor,
-            accessToken: accessToken,
-            startingSession: session,
-            at: now
-        )
+        try storage.withLock {
+            try $0.rotateRefreshToken(
+                presented,
+                replacing: current,
+                successor: successor,
+                accessToken: accessToken,
+                startingSession: session,
+                at: now
+            )
+        }
     }
 
     public func replaceSession(
@@ -204,9 +208,10 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
 // MARK: Without suspending
 
 /// The operations of an exchange and of the checks on later requests, done under the store's lock and
-/// returned: the public `async` methods are these, and ``AuthEngine`` calls them directly when its store
-/// is this one, so that an exchange or a check on the in-memory store makes no `async` call into it (each
-/// allocated a frame in the task and asked for its executor again on return).
+/// returned: ``AuthEngine`` calls them directly when its store is this one, so that an exchange or a
+/// check on the in-memory store makes no `async` call into it (each allocated a frame in the task and
+/// asked for its executor again on return). The public `async` methods call them too, but for the two
+/// rotations, which take their records one by one where the engine's takes its planned rotation.
 extension InMemoryGrantStore {
     func authorizationCodeNow(_ digest: SecretDigest) -> AuthorizationCode? {
         storage.withLock { $0.codes[digest] }
@@ -229,20 +234,18 @@ extension InMemoryGrantStore {
         }
     }
 
+    /// The rotation the engine planned, and with it `session` when there is one.
     func rotateRefreshTokenNow(
-        _ presented: SecretDigest,
-        replacing current: SecretDigest,
-        successor: RefreshToken,
-        accessToken: AccessToken,
-        startingSession session: StudioSession? = nil,
+        _ rotation: PlannedRotation,
+        startingSession session: StudioSession?,
         at now: Date
     ) throws(InMemoryGrantStoreError) -> RefreshRotation {
         try storage.withLock { (storage) throws(InMemoryGrantStoreError) in
             try storage.rotateRefreshToken(
-                presented,
-                replacing: current,
-                successor: successor,
-                accessToken: accessToken,
+                rotation.presented,
+                replacing: rotation.current,
+                successor: rotation.successor,
+                accessToken: rotation.accessToken,
                 startingSession: session,
                 at: now
             )

@@ -49,6 +49,18 @@ struct InMemoryPathTests {
             )
         }
 
+        /// Issues a code for `verifier` to `account`, as the authorize step would; `nil` when refused.
+        func issueCode(verifier: String, account: AccountID = Harness.account) async -> String? {
+            try? await engine.issueCode(
+                account: account,
+                client: .tilecastIOS,
+                redirectURI: Harness.callback,
+                codeChallenge: PKCE.s256Challenge(for: verifier),
+                codeChallengeMethod: "S256",
+                scope: Harness.scope
+            ).code.unredactedValue
+        }
+
         func post(_ json: [String: Any]) async -> EndpointResponse {
             let body = try! JSONSerialization.data(withJSONObject: json, options: [.sortedKeys])
             return await engine.handle(
@@ -95,15 +107,8 @@ struct InMemoryPathTests {
                     // A new code, exchanged with its verifier.
                     let verifier = Base64URL.encode((0..<32).map { _ in UInt8.random(in: 0...255, using: &generator) })
                     let account: AccountID = generator.next() % 3 == 0 ? "account-8" : Harness.account
-                    let codes = try await [direct, forwarded].asyncMap { world in
-                        try? await world.engine.issueCode(
-                            account: account,
-                            client: .tilecastIOS,
-                            redirectURI: Harness.callback,
-                            codeChallenge: PKCE.s256Challenge(for: verifier),
-                            codeChallengeMethod: "S256",
-                            scope: Harness.scope
-                        ).code.unredactedValue
+                    let codes = await [direct, forwarded].asyncMap {
+                        await $0.issueCode(verifier: verifier, account: account)
                     }
                     #expect(codes[0] == codes[1], "step \(step): the codes issued")
                     guard let code = codes[0] else { continue }
@@ -186,14 +191,7 @@ struct InMemoryPathTests {
         for direct in [true, false] {
             let world = try World(direct: direct, seed: 11, leeway: .seconds(5))
             let verifier = Base64URL.encode([UInt8](repeating: 0x2A, count: 32))
-            let code = try await world.engine.issueCode(
-                account: Harness.account,
-                client: .tilecastIOS,
-                redirectURI: Harness.callback,
-                codeChallenge: PKCE.s256Challenge(for: verifier),
-                codeChallengeMethod: "S256",
-                scope: Harness.scope
-            ).code.unredactedValue
+            let code = try #require(await world.issueCode(verifier: verifier))
             var responses = [await world.post(exchange(code, verifier))]
             let first = try #require(TestResponse(response: responses[0]).refreshToken)
             let refresh = { (token: String, session: Bool) -> [String: Any] in

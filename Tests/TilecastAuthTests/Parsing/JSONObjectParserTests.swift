@@ -104,15 +104,7 @@ struct JSONObjectParserTests {
     func duplicatesAroundTheSwitch(count: Int) throws {
         let names = (0..<count).map { "\"m\($0)\":\($0)" }
         #expect(try parse("{" + names.joined(separator: ",") + "}").count == count)
-        let repeats = (0..<count).filter { repeated in
-            do throws(JSONParseError) {
-                _ = try parse("{" + names.joined(separator: ",") + ",\"m\(repeated)\":0}")
-                return false
-            } catch {
-                return error.kind == .duplicateMember
-            }
-        }
-        #expect(repeats == Array(0..<count))
+        #expect(refusedRepeats(after: names, spelled: (0..<count).map { "m\($0)" }) == Array(0..<count))
         // A new name last, after the switch or right at it, is still only new.
         #expect(try parse("{" + names.joined(separator: ",") + ",\"new\":0}").count == count + 1)
     }
@@ -144,15 +136,20 @@ struct JSONObjectParserTests {
         let names = spelled.enumerated().map { "\"\($1)\":\($0)" }
         let members = try parse("{" + names.joined(separator: ",") + "}")
         #expect(members.map(\.name) == (0..<count).map { JSONText("m\($0)") })
-        let repeats = (0..<count).filter { repeated in
+        #expect(refusedRepeats(after: names, spelled: respelled) == Array(0..<count))
+    }
+
+    /// The indexes of `repeats` that the parser refuses as a duplicate member when each, alone, follows
+    /// the members `names`.
+    private func refusedRepeats(after names: [String], spelled repeats: [String]) -> [Int] {
+        repeats.indices.filter { index in
             do throws(JSONParseError) {
-                _ = try parse("{" + names.joined(separator: ",") + ",\"\(respelled[repeated])\":0}")
+                _ = try parse("{" + names.joined(separator: ",") + ",\"\(repeats[index])\":0}")
                 return false
             } catch {
                 return error.kind == .duplicateMember
             }
         }
-        #expect(repeats == Array(0..<count))
     }
 
     @Test("Many members switch duplicate detection to a set without changing its answer")
