@@ -343,6 +343,9 @@ try:
     # The try page: the whole flow in the browser without computing PKCE by hand.
     driver.get(f"{base}/")
     driver.find_element(By.LINK_TEXT, "Sign in as the app would").click()
+    # The link's navigation may still be under way when the click returns (once, 2026-12-02: no such
+    # element, the server having logged the authorize page's GET only after the look-up).
+    settled().until(lambda d: d.find_elements(By.CSS_SELECTOR, "button[value=approve]"))
     shot("try-authorize")
     driver.find_element(By.CSS_SELECTOR, "button[value=approve]").click()
     settled().until(lambda d: d.title.startswith(("Signed in", "The exchange failed", "No code")))

@@ -19,7 +19,7 @@ extension ExchangeRequest {
             )
         }
 
-        guard let grantType = try parameters.grantType(in: body) else {
+        guard let grantType = try parameters.parsedGrantType else {
             throw EndpointError(.missingParameter(name: "grant_type"))
         }
         let (isCodeGrant, isRefreshGrant) = body.withUnsafeBytes {
@@ -28,7 +28,7 @@ extension ExchangeRequest {
         guard isCodeGrant || isRefreshGrant else {
             throw EndpointError(.unsupportedGrantType)
         }
-        guard let clientID = try parameters.clientID(in: body) else {
+        guard let clientID = try parameters.parsedClientID else {
             throw EndpointError(.missingParameter(name: "client_id"))
         }
         guard body.withUnsafeBytes({ clientID.equals(configuration.servedClient.rawValue, in: $0) }) else {

@@ -36,13 +36,11 @@ struct RequestParameters {
         }
     }
 
-    // The string parameters, as the parser found them in `body`; `nil` when absent, `null` or empty.
-    func grantType(in body: [UInt8]) throws(EndpointError) -> ParsedString? {
-        try Self.string(grantType, "grant_type")
-    }
-    func clientID(in body: [UInt8]) throws(EndpointError) -> ParsedString? {
-        try Self.string(clientID, "client_id")
-    }
+    // The string parameters; `nil` when absent, `null` or empty. `grant_type` and `client_id` are only
+    // compared, as the parser found them; the others are kept, as text of `body`, which must be the body
+    // they were parsed from (their offsets are into it).
+    var parsedGrantType: ParsedString? { get throws(EndpointError) { try Self.string(grantType, "grant_type") } }
+    var parsedClientID: ParsedString? { get throws(EndpointError) { try Self.string(clientID, "client_id") } }
     func code(in body: [UInt8]) throws(EndpointError) -> JSONText? {
         try Self.string(code, "code")?.text(in: body)
     }

@@ -261,8 +261,11 @@ struct ExchangeStateMachineTests {
             throw Failure("expected .rotateRefreshTokenStartingSession")
         }
         if !together {
-            // The store answered that it starts sessions separately: the same rotation, alone.
-            #expect(machine.refreshTokenRotatedStartingSession(nil) == .rotateRefreshToken(rotation))
+            // The store answered that it starts sessions separately: the same planned rotation, alone.
+            guard case .rotateRefreshToken(let alone) = machine.refreshTokenRotatedStartingSession(nil) else {
+                throw Failure("expected the rotation alone")
+            }
+            #expect(alone === rotation)
         }
         return (machine, found)
     }
