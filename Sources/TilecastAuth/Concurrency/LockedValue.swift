@@ -50,9 +50,7 @@ package final class LockedValue<Value: Sendable>: @unchecked Sendable {
 
     /// Runs `body` with exclusive access to the value. `body` must not suspend or call back into the same
     /// lock.
-    package func withLock<Result, Failure: Error>(
-        _ body: (inout Value) throws(Failure) -> Result
-    ) throws(Failure) -> Result {
+    package func withLock<Result>(_ body: (inout Value) throws -> Result) rethrows -> Result {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
         return try body(&value)

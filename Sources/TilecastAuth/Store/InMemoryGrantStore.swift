@@ -221,8 +221,8 @@ extension InMemoryGrantStore {
         _ digest: SecretDigest,
         issuing issuance: GrantIssuance,
         at now: Date
-    ) throws(InMemoryGrantStoreError) -> CodeRedemption {
-        try storage.withLock { (storage) throws(InMemoryGrantStoreError) in
+    ) throws -> CodeRedemption {
+        try storage.withLock { storage in
             try storage.redeemCode(digest, issuing: issuance, at: now)
         }
     }
@@ -239,8 +239,8 @@ extension InMemoryGrantStore {
         _ rotation: PlannedRotation,
         startingSession session: StudioSession?,
         at now: Date
-    ) throws(InMemoryGrantStoreError) -> RefreshRotation {
-        try storage.withLock { (storage) throws(InMemoryGrantStoreError) in
+    ) throws -> RefreshRotation {
+        try storage.withLock { storage in
             try storage.rotateRefreshToken(
                 rotation.presented,
                 replacing: rotation.current,
@@ -256,8 +256,8 @@ extension InMemoryGrantStore {
         of grant: GrantID,
         with session: StudioSession,
         at now: Date
-    ) throws(InMemoryGrantStoreError) -> SessionReplacement {
-        try storage.withLock { (storage) throws(InMemoryGrantStoreError) in
+    ) throws -> SessionReplacement {
+        try storage.withLock { storage in
             try storage.replaceSession(of: grant, with: session, at: now)
         }
     }
