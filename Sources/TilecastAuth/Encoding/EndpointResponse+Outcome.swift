@@ -9,12 +9,6 @@ extension EndpointResponse {
     /// `Cache-Control: no-store` and `Pragma: no-cache` (RFC 6749 §5.1), and a refusal the header
     /// fields ``EndpointError/headerFields`` names.
     init(_ outcome: ExchangeOutcome) {
-        // Sized for every field a response can carry, so that appending the last never copies the array.
-        var fields: [HeaderField] = []
-        fields.reserveCapacity(6)
-        fields.append(HeaderField(name: "Content-Type", value: "application/json"))
-        fields.append(HeaderField(name: "Cache-Control", value: "no-store"))
-        fields.append(HeaderField(name: "Pragma", value: "no-cache"))
         switch outcome {
         case .success(let credential, let cookie):
             // Names, punctuation, `true`/`false` and `expires_in`'s at most 20 digits: under 160 bytes.
@@ -41,13 +35,13 @@ extension EndpointResponse {
                 }
                 json.raw("}}")
             }
-            if let cookie {
-                fields.append(HeaderField(name: "Set-Cookie", value: cookie.headerValue))
+            let headers = cookie.map {
+                Self.jsonHeaders(adding: CollectionOfOne(HeaderField(name: "Set-Cookie", value: $0.headerValue)))
             }
-            self.init(status: 200, headers: HeaderFields(fields), body: body)
+            self.init(status: 200, headers: headers ?? Self.jsonHeaders, body: body)
 
         case .refused(let error):
-            fields.append(contentsOf: error.headerFields)
+            let added = error.headerFields
             let code = error.code.description
             let message = error.message
             // Two names and the braces: under 40 bytes.
@@ -58,7 +52,32 @@ extension EndpointResponse {
                 json.member("error_description", message)
                 json.raw("}")
             }
-            self.init(status: error.status, headers: HeaderFields(fields), body: body)
+            self.init(
+                status: error.status,
+                headers: added.isEmpty ? Self.jsonHeaders : Self.jsonHeaders(adding: added),
+                body: body
+            )
         }
+    }
+
+    /// The header fields every response of the endpoint carries: `Content-Type: application/json`,
+    /// `Cache-Control: no-store` and `Pragma: no-cache` (RFC 6749 §5.1). One array for every response
+    /// that adds nothing to them — a refresh without a session, most refusals — so that such a response
+    /// allocates none of its own.
+    static let jsonHeaders = HeaderFields(standardFields)
+
+    private static let standardFields = [
+        HeaderField(name: "Content-Type", value: "application/json"),
+        HeaderField(name: "Cache-Control", value: "no-store"),
+        HeaderField(name: "Pragma", value: "no-cache"),
+    ]
+
+    /// ``jsonHeaders`` followed by `added`, in one array of the right size.
+    private static func jsonHeaders(adding added: some Collection<HeaderField>) -> HeaderFields {
+        var fields: [HeaderField] = []
+        fields.reserveCapacity(standardFields.count + added.count)
+        fields.append(contentsOf: standardFields)
+        fields.append(contentsOf: added)
+        return HeaderFields(fields)
     }
 }

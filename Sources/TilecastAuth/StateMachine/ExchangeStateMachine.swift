@@ -73,8 +73,9 @@ struct ExchangeStateMachine {
         case replaceSession(StudioSession)
         /// Revoke the grant because a used code or rotated refresh token came back.
         case revokeGrant(GrantID, RevocationReason)
-        /// Send this answer.
-        indirect case respond(ExchangeOutcome)
+        /// Send this answer. Not `indirect`: the outcome boxes a success's payload itself, so a refusal —
+        /// the most frequent answer under attack — takes no allocation of its own.
+        case respond(ExchangeOutcome)
     }
 
     /// A refresh in progress: the token presented and the current token the rotation must find.

@@ -165,11 +165,13 @@ struct InMemoryGrantStorage: Sendable {
             sessions.prefetch(session.digest)
         }
         guard let presentedPosition = refreshTokens.position(of: presented),
-            let grantPosition = grants.position(of: refreshTokens[position: presentedPosition].grant)
+            let grantPosition = grants.position(of: refreshTokens.withRecord(at: presentedPosition) { $0.grant })
         else {
             return .notFound
         }
-        var presentedToken = refreshTokens[position: presentedPosition]
+        // The presented token's state is all the checks read of it, and all the rotation changes; the
+        // whole record is copied only for the answer that returns it.
+        let presentedState = refreshTokens.withRecord(at: presentedPosition) { $0.state }
         // What the checks read of the grant, read where it lies; the whole grant, strings and all, is
         // copied only for the answer that returns it.
         let (grantID, isLive, currentRefreshToken) = grants.withRecord(at: grantPosition) {
@@ -185,24 +187,21 @@ struct InMemoryGrantStorage: Sendable {
         }
         guard isLive else { return .grantNotLive }
         guard currentRefreshToken == current else {
-            return .superseded(
-                current: RefreshTokenLookup(token: presentedToken, grant: grants[position: grantPosition])
-            )
+            return .superseded(current: refreshTokenLookup(at: presentedPosition, grantAt: grantPosition))
         }
         // A leeway retry (presented ≠ current): the presented token must still point at `current`, and
         // `current` be stored; it becomes retired.
         var retiredPosition: Int?
+        let rotatedState: RefreshToken.State
         if presented == current {
-            presentedToken.state = .rotated(rotatedAt: now, successor: successor.digest)
+            rotatedState = .rotated(rotatedAt: now, successor: successor.digest)
         } else {
-            guard case .rotated(let rotatedAt, let expected) = presentedToken.state, expected == current,
+            guard case .rotated(let rotatedAt, let expected) = presentedState, expected == current,
                 let position = refreshTokens.position(of: current)
             else {
-                return .superseded(
-                    current: RefreshTokenLookup(token: presentedToken, grant: grants[position: grantPosition])
-                )
+                return .superseded(current: refreshTokenLookup(at: presentedPosition, grantAt: grantPosition))
             }
-            presentedToken.state = .rotated(rotatedAt: rotatedAt, successor: successor.digest)
+            rotatedState = .rotated(rotatedAt: rotatedAt, successor: successor.digest)
             retiredPosition = position
         }
         // Every refusal an outcome reports came first (GrantStore's contract, "Keys"); nothing is written
@@ -213,7 +212,7 @@ struct InMemoryGrantStorage: Sendable {
         if let retiredPosition {
             refreshTokens.modify(at: retiredPosition) { $0.state = .retired(retiredAt: now) }
         }
-        refreshTokens.modify(at: presentedPosition) { $0 = presentedToken }
+        refreshTokens.modify(at: presentedPosition) { $0.state = rotatedState }
         refreshTokens.insert(successor, dueAt: successor.expiresAt)
         accessTokens.insert(accessToken, dueAt: accessToken.expiresAt)
         grants.modify(at: grantPosition) { $0.currentRefreshToken = successor.digest }
@@ -222,6 +221,12 @@ struct InMemoryGrantStorage: Sendable {
         }
         sweep(at: now)
         return .rotated
+    }
+
+    /// The refresh token at `position` with its grant at `grantPosition`, both copied whole: a
+    /// superseded rotation's answer.
+    private func refreshTokenLookup(at position: Int, grantAt grantPosition: Int) -> RefreshTokenLookup {
+        RefreshTokenLookup(token: refreshTokens[position: position], grant: grants[position: grantPosition])
     }
 
     mutating func replaceSession(

@@ -361,6 +361,8 @@ extension ExchangeStateMachineTests {
             MemoryLayout<ExchangeStateMachine.Action>.size <= 72,
             "\(MemoryLayout<ExchangeStateMachine.Action>.size)"
         )
+        // The answer passes eight moves from the machine to the encoder; a success inline was 370 bytes.
+        #expect(MemoryLayout<ExchangeOutcome>.size <= 32, "\(MemoryLayout<ExchangeOutcome>.size)")
     }
 }
 
