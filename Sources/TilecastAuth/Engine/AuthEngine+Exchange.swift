@@ -58,7 +58,7 @@ extension AuthEngine {
                     // The issuance is read where the redemption holds it: a local copy would retain each of
                     // its strings and release them again.
                     let outcome = try await redeemCode(redemption, at: now)
-                    if outcome == .redeemed {
+                    if case .redeemed = outcome {
                         report(
                             .grantCreated(
                                 grant: redemption.issuance.grant.id,
@@ -76,7 +76,7 @@ extension AuthEngine {
             case .rotateRefreshToken(let rotation):
                 do {
                     let outcome = try await rotate(rotation, at: now)
-                    if outcome == .rotated {
+                    if case .rotated = outcome {
                         report(.refreshTokenRotated(grant: rotation.successor.grant))
                     }
                     action = machine.refreshTokenRotated(outcome)
@@ -90,7 +90,7 @@ extension AuthEngine {
                 }
                 do {
                     let outcome = try await rotate(rotation, startingSession: session, at: now)
-                    if outcome == .rotated {
+                    if case .rotated = outcome {
                         report(.refreshTokenRotated(grant: rotation.successor.grant))
                         report(.sessionStarted(grant: session.grant))
                     }

@@ -122,7 +122,7 @@ extension ExchangeStateMachine {
             preconditionFailure("refreshTokenRotatedStartingSession(_:) called in \(state)")
         }
         guard let outcome else { return .rotateRefreshToken(rotation) }
-        guard outcome == .rotated else { return refreshTokenRotated(outcome) }
+        guard case .rotated = outcome else { return refreshTokenRotated(outcome) }
         state = .finished
         return .respond(
             .success(
