@@ -332,6 +332,7 @@ struct InMemoryGrantStorage: Sendable {
     /// Throws if a record of `issuance` has a key already stored — a caller's mistake, refused before
     /// anything is written rather than replacing another grant's record (``InMemoryGrantStoreError``).
     /// Its reads are of the buckets ``prefetch(_:)`` asked for.
+    @inline(__always)
     private func requireUnstored(_ issuance: GrantIssuance) throws(InMemoryGrantStoreError) {
         guard grants.position(of: issuance.grant.id) == nil else { throw .grantAlreadyStored }
         if let token = issuance.accessToken, accessTokens.position(of: token.digest) != nil {

@@ -128,6 +128,7 @@ struct RecordTable<Record: TableRecord>: Sendable {
         index.prefetch(tag: Self.tag(of: key))
     }
 
+    @inline(__always)
     subscript(key: Record.Key) -> Record? {
         position(of: key).map { records[$0] }
     }
