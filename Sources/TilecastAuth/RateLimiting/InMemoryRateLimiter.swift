@@ -68,10 +68,17 @@ public final class InMemoryRateLimiter: RateLimiter, Sendable {
     /// calls it directly when its limiter is this one.
     func admitNow(_ key: RateLimitKey, at now: Date) -> RateLimitDecision {
         state.withLock { state in
-            var bucket = state.buckets[key] ?? TokenBucket(capacity: capacity, at: now)
+            // One hash of the key for a key already tracked: its bucket is found by index and, when the
+            // attempt is admitted, written back there (a limited attempt leaves it as it was).
+            let index = state.buckets.index(forKey: key)
+            var bucket = index.map { state.buckets.values[$0] } ?? TokenBucket(capacity: capacity, at: now)
             let decision = bucket.take(at: now, capacity: capacity, refillInterval: refillInterval)
             guard decision == .admitted else { return decision }
-            state.buckets[key] = bucket
+            if let index {
+                state.buckets.values[index] = bucket
+            } else {
+                state.buckets[key] = bucket
+            }
             state.admissionsSinceSweep += 1
             if state.buckets.count > maximumTrackedKeys
                 || state.admissionsSinceSweep >= max(Self.admissionsBetweenSweeps, state.buckets.count)
