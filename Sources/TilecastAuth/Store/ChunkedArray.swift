@@ -107,15 +107,23 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
     /// a bounds check per element.
     @inline(__always)
     func firstIndex(in range: Range<Int>, where predicate: (Element) -> Bool) -> Int? {
+        firstIndex(in: range) { buffer, part in buffer[part].firstIndex(where: predicate) }
+    }
+
+    /// The position of the first element in `range` that `predicate` accepts, if there is one, with the
+    /// search handed each chunk's part of the range in place (``firstIndex(in:where:)`` asks one element
+    /// at a time; ``firstIndex(in:atMost:)`` compares sixteen at once).
+    private func firstIndex(
+        in range: Range<Int>,
+        searchingChunks search: (UnsafeBufferPointer<Element>, Range<Int>) -> Int?
+    ) -> Int? {
         precondition(range.lowerBound >= 0 && range.upperBound <= count, "range within the array")
         var position = range.lowerBound
         while position < range.upperBound {
             let chunk = position >> chunkShift
             let offset = position & (chunkLength - 1)
             let end = Swift.min(range.upperBound - position, chunkLength - offset) + offset
-            let found = chunks[chunk].withUnsafeBufferPointer { buffer in
-                buffer[offset..<end].firstIndex(where: predicate)
-            }
+            let found = chunks[chunk].withUnsafeBufferPointer { search($0, offset..<end) }
             if let found {
                 return position + (found - offset)
             }
@@ -313,5 +321,43 @@ struct ChunkedArray<Element: Sendable>: Sendable, RandomAccessCollection, Mutabl
         let held = self[first]
         self[first] = self[second]
         self[second] = held
+    }
+}
+
+extension ChunkedArray where Element == UInt32 {
+    /// The position of the first element in `range` that is at most `limit`, if there is one: what
+    /// ``firstIndex(in:where:)`` finds for `{ $0 <= limit }`, sixteen elements compared at once. It also
+    /// asks for the cache lines of the sixteen elements after the range, in the same chunk, to be
+    /// brought in.
+    ///
+    /// A table's sweep looks at sixteen due seconds of each of the store's five tables on every write,
+    /// almost always finds none due, and the next write's sweep starts where this one stopped. Its cursor
+    /// moves through each table a line per write, too slowly for the processor to see a stream: each
+    /// sweep of each table waited for memory, which the read-ahead hides.
+    func firstIndex(in range: Range<Int>, atMost limit: UInt32) -> Int? {
+        firstIndex(in: range) { buffer, part in
+            if let base = buffer.baseAddress, part.upperBound < buffer.count {
+                tilecast_prefetch_for_reading(base + part.upperBound)
+                tilecast_prefetch_for_reading(base + Swift.min(part.upperBound + 15, buffer.count - 1))
+            }
+            let bound = SIMD16<UInt32>(repeating: limit)
+            var start = part.lowerBound
+            if let base = UnsafeRawPointer(buffer.baseAddress) {
+                while part.upperBound - start >= 16 {
+                    let lanes = base.loadUnaligned(
+                        fromByteOffset: start * MemoryLayout<UInt32>.stride,
+                        as: SIMD16<UInt32>.self
+                    )
+                    let due = lanes .<= bound
+                    if any(due) {
+                        for lane in 0..<16 where due[lane] {
+                            return start + lane
+                        }
+                    }
+                    start += 16
+                }
+            }
+            return buffer[start..<part.upperBound].firstIndex { $0 <= limit }
+        }
     }
 }

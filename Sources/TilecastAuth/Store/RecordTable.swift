@@ -252,11 +252,7 @@ struct RecordTable<Record: TableRecord>: Sendable {
                 sweepCursor = 0
             }
             let span = Swift.min(budget, records.count - sweepCursor)
-            guard
-                let candidate = dueSeconds.firstIndex(
-                    in: sweepCursor..<(sweepCursor + span),
-                    where: { $0 <= nowSeconds }
-                )
+            guard let candidate = dueSeconds.firstIndex(in: sweepCursor..<(sweepCursor + span), atMost: nowSeconds)
             else {
                 sweepCursor += span
                 budget -= span

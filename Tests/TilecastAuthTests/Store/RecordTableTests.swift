@@ -445,6 +445,34 @@ extension RecordTableTests {
 }
 
 extension RecordTableTests {
+    /// The sweep's search of due seconds compares sixteen at once; it must find exactly what the search
+    /// one element at a time finds, at every start and length — inside a group of sixteen, across one,
+    /// across a chunk's end, in the tail shorter than sixteen — for every limit.
+    @Test("The sweep's sixteen-wide search of due seconds finds what the one-at-a-time search finds")
+    func dueSecondsSearch() {
+        var generator = SplitMix(state: 17)
+        var array = ChunkedArray<UInt32>(chunkLength: 64)
+        for _ in 0..<300 {
+            // Mostly far in the future, as in a store whose records are rarely due; some due, some equal.
+            array.append(UInt32.random(in: 0..<8, using: &generator) == 0 ? 1_000 : 5_000)
+        }
+        for index in [0, 15, 16, 63, 64, 65, 127, 128, 200, 299] {
+            array[index] = UInt32.random(in: 999...1_001, using: &generator)
+        }
+        for start in 0...array.count {
+            for length in [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, array.count - start]
+            where start + length <= array.count {
+                for limit: UInt32 in [0, 999, 1_000, 1_001, 4_999, 5_000, .max] {
+                    let range = start..<(start + length)
+                    let expected = array.firstIndex(in: range, where: { $0 <= limit })
+                    #expect(array.firstIndex(in: range, atMost: limit) == expected, "\(range) at most \(limit)")
+                }
+            }
+        }
+    }
+}
+
+extension RecordTableTests {
     @Test("An index that grows moves its entries over the following writes, a bounded number per write")
     func growthIsIncremental() async {
         var table = RecordTable<Item>()
