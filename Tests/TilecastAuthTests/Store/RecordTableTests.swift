@@ -445,27 +445,40 @@ extension RecordTableTests {
 }
 
 extension RecordTableTests {
-    /// The sweep's search of due seconds compares sixteen at once; it must find exactly what the search
-    /// one element at a time finds, at every start and length — inside a group of sixteen, across one,
-    /// across a chunk's end, in the tail shorter than sixteen — for every limit.
-    @Test("The sweep's sixteen-wide search of due seconds finds what the one-at-a-time search finds")
+    /// The sweep's search of due seconds compares sixteen at once; it must find exactly what a plain
+    /// array's search finds, at every start and length — inside a group of sixteen, across one, across a
+    /// chunk's end, in the tail shorter than sixteen — for every limit, with chunks of several lengths
+    /// (the default's first chunk grows) and counts that are not a multiple of sixteen. The expected
+    /// position comes from a plain array kept beside it, not from the chunked array's other search, which
+    /// shares its walk over the chunks (a review's mutation of that walk passed the first version).
+    @Test("The sweep's sixteen-wide search of due seconds finds what a plain array's search finds")
     func dueSecondsSearch() {
         var generator = SplitMix(state: 17)
-        var array = ChunkedArray<UInt32>(chunkLength: 64)
-        for _ in 0..<300 {
-            // Mostly far in the future, as in a store whose records are rarely due; some due, some equal.
-            array.append(UInt32.random(in: 0..<8, using: &generator) == 0 ? 1_000 : 5_000)
-        }
-        for index in [0, 15, 16, 63, 64, 65, 127, 128, 200, 299] {
-            array[index] = UInt32.random(in: 999...1_001, using: &generator)
-        }
-        for start in 0...array.count {
-            for length in [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, array.count - start]
-            where start + length <= array.count {
-                for limit: UInt32 in [0, 999, 1_000, 1_001, 4_999, 5_000, .max] {
-                    let range = start..<(start + length)
-                    let expected = array.firstIndex(in: range, where: { $0 <= limit })
-                    #expect(array.firstIndex(in: range, atMost: limit) == expected, "\(range) at most \(limit)")
+        for chunkLength in [1, 4, 16, 64, 0] {
+            var array = chunkLength == 0 ? ChunkedArray<UInt32>() : ChunkedArray<UInt32>(chunkLength: chunkLength)
+            var plain: [UInt32] = []
+            for index in 0..<203 {
+                // Mostly far in the future, as in a store whose records are rarely due; some due, some equal.
+                var value: UInt32 = UInt32.random(in: 0..<8, using: &generator) == 0 ? 1_000 : 5_000
+                if [0, 15, 16, 63, 64, 65, 127, 128, 200, 202].contains(index) {
+                    value = UInt32.random(in: 999...1_001, using: &generator)
+                }
+                array.append(value)
+                plain.append(value)
+            }
+            for start in 0...array.count {
+                for length in [0, 1, 15, 16, 17, 31, 32, 33, 63, 64, 65, 100, array.count - start]
+                where start + length <= array.count {
+                    for limit: UInt32 in [0, 999, 1_000, 1_001, 4_999, 5_000, .max] {
+                        let range = start..<(start + length)
+                        let expected = plain[range].firstIndex { $0 <= limit }
+                        let found = array.firstIndex(in: range, atMost: limit)
+                        if found != expected {
+                            Issue.record(
+                                "chunks of \(chunkLength): \(range) at most \(limit): \(found as Any), not \(expected as Any)"
+                            )
+                        }
+                    }
                 }
             }
         }
