@@ -114,8 +114,9 @@ def submit(button):
     """Submits `button`'s form as a click on it does, through the DOM (`form.requestSubmit(button)`: the
     button's name and value go with it, and the page's policy still decides where the form may go), for
     when headless Chromium dropped the click itself. On 2026-12-02, with one core kept busy, 4 of 10 runs
-    lost every click on the sign-out button, three in a row, while the server's threads sat idle (gdb):
-    the browser had sent nothing. Waiting for the page to draw two frames before clicking did not help."""
+    lost clicks — on the sign-out button three in a row, or on the authorize page's button — while the
+    server's threads sat idle (gdb): the browser had sent nothing. Waiting for the page to draw two frames
+    before clicking did not help."""
     driver.execute_script("arguments[0].form.requestSubmit(arguments[0]);", button)
 
 
@@ -188,8 +189,9 @@ def callback_location(click=None):
     in WebKit, which follows it to an error page, from the address it ended at.
 
     In Chromium, `click` is called once (the caller's form submitted through the DOM, `submit`) if, two
-    seconds after the first press, the browser has sent no POST at all: once in CI (2026-12-02) Chromium dropped the click on the Deny button of the page
-    loaded right after a redirect to the app's scheme, and the server never saw the form. A click that did
+    seconds after the first press, the browser has sent no POST at all: once in CI (2026-12-02) Chromium
+    dropped the click on the Deny button of the page loaded right after a redirect to the app's scheme,
+    and the server never saw the form. A click that did
     send the form is never repeated, and a second press that is dropped too still fails here."""
     posted = False
     for attempt in range(50):
@@ -233,8 +235,9 @@ def sign_in(account_index=0, decision="approve", extra=""):
     shot("authorize")
     check("Sign in to Tilecast" in driver.title, f"authorize page title: {driver.title}")
     driver.find_elements(By.CSS_SELECTOR, "input[name=account]")[account_index].click()
-    driver.find_element(By.CSS_SELECTOR, f"button[value={decision}]").click()
-    location = callback_location(click=lambda: submit(driver.find_element(By.CSS_SELECTOR, f"button[value={decision}]")))
+    button = f"button[value={decision}]"
+    driver.find_element(By.CSS_SELECTOR, button).click()
+    location = callback_location(click=lambda: submit(driver.find_element(By.CSS_SELECTOR, button)))
     time.sleep(0.3)
     violations = csp_violations()
     driver.get("about:blank")
