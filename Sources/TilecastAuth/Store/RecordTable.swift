@@ -40,34 +40,7 @@ extension SecretDigest: TableKey {
     var tableTag: UInt32 { words.w1 }
 }
 
-extension GrantID: TableKey {
-    /// The UUID's 128 bits folded into 32 by two multiply–xorshift steps keyed per process, where
-    /// `hashValue` ran SipHash-1-3 over its 16 bytes — a refresh looks its grant up by id twice, and
-    /// SipHash was about a fortieth of it. A grant's id is a version 4 UUID the server mints from the OS
-    /// CSPRNG, never chosen by a client; ids a caller builds itself — sequential ones in a snapshot, say —
-    /// still spread, since every bit of both halves reaches the tag's high bits, which place it.
-    var tableTag: UInt32 {
-        let (high, low) = withUnsafeBytes(of: rawValue.uuid) {
-            ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
-        }
-        let key = grantTagKey
-        var mixed = (low ^ key.low) &* 0x9E37_79B9_7F4A_7C15
-        mixed ^= high ^ key.high
-        // Each bit of a product's high half draws on its factor's low bits, where the shift folded the high.
-        mixed = (mixed ^ (mixed >> 32)) &* 0xD6E8_FEB8_6659_FD93
-        return UInt32(truncatingIfNeeded: mixed >> 32)
-    }
-}
-
-/// The key of ``GrantID``'s table tag: from `Hasher`, so that it is random per process as every hash
-/// is, and fixed when the process asks for deterministic hashing (`SWIFT_DETERMINISTIC_HASHING`).
-private let grantTagKey: (high: UInt64, low: UInt64) = {
-    var high = Hasher()
-    high.combine(0x6772_616E_745F_6869 as UInt64)
-    var low = Hasher()
-    low.combine(0x6772_616E_745F_6C6F as UInt64)
-    return (UInt64(truncatingIfNeeded: high.finalize()), UInt64(truncatingIfNeeded: low.finalize()))
-}()
+extension GrantID: TableKey {}
 
 /// The records of one kind, packed in a dense array and found by key through an open-addressing index.
 ///
