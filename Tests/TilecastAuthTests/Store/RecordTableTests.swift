@@ -331,7 +331,7 @@ struct RecordTableTests {
             homes[Int((UInt64(tag) &* UInt64(buckets)) >> 32)] += 1
         }
         // For uniform tags: three or more collisions among 4,096 once in a billion runs; four to a bucket
-        // on average, more than twenty in a bucket about once in a million runs, and 19 empty buckets on
+        // on average, more than twenty in a bucket about twice in a million runs, and 19 empty buckets on
         // average, where a hundred is beyond reach.
         #expect(tags.count >= count - 2)
         #expect(homes.max()! <= 20)
