@@ -20,7 +20,10 @@ extension AuthEngine {
         let now = machine.now
         var action = machine.start()
         while true {
-            switch action {
+            // Consumed, so that each case takes its payload over instead of copying it — an account's
+            // string, a rotation's object — while the action it came from waits to be replaced; every case
+            // sets the next action or returns.
+            switch consume action {
             case .admit(let key):
                 do {
                     let decision = try await admit(key, at: now)

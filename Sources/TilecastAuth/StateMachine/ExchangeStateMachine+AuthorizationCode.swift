@@ -20,11 +20,8 @@ extension ExchangeStateMachine {
     /// without valid proof must not let someone holding only the code revoke the victim's grant), and
     /// only then is an expired code refused.
     mutating func codeLoaded(_ code: AuthorizationCode?) -> Action {
-        let (exchange, digest): (ExchangeRequest.AuthorizationCode, SecretDigest)
-        switch takeState() {
-        case .loadingCode(let loading, let loadingDigest): (exchange, digest) = (loading, loadingDigest)
-        case let other: preconditionFailure("codeLoaded(_:) called in \(other)")
-        }
+        guard case .loadingCode = state else { preconditionFailure("codeLoaded(_:) called in \(state)") }
+        guard case .loadingCode(let exchange, let digest) = takeState() else { preconditionFailure(Self.stateChanged) }
         guard let code else { return refuse(.codeNotFound) }
         guard code.client == configuration.servedClient else { return refuse(.codeIssuedToAnotherClient) }
         guard exchange.redirectURI.equals(code.redirectURI) else {

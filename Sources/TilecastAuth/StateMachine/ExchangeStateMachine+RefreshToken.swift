@@ -19,12 +19,13 @@ extension ExchangeStateMachine {
 
     /// The refresh token was loaded.
     mutating func refreshTokenLoaded(_ lookup: consuming RefreshTokenLookup?) -> Action {
-        let (exchange, presented): (ExchangeRequest.RefreshToken, SecretDigest)
-        switch takeState() {
-        case .loadingRefreshToken(let loading, let digest): (exchange, presented) = (loading, digest)
-        case let other: preconditionFailure("refreshTokenLoaded(_:) called in \(other)")
+        guard case .loadingRefreshToken = state else {
+            preconditionFailure("refreshTokenLoaded(_:) called in \(state)")
         }
-        guard let lookup else { return refuse(.refreshTokenNotFound) }
+        guard case .loadingRefreshToken(let exchange, let presented) = takeState() else {
+            preconditionFailure(Self.stateChanged)
+        }
+        guard let lookup = consume lookup else { return refuse(.refreshTokenNotFound) }
         switch evaluate(lookup, presented: presented) {
         case .refuse(let reason):
             return refuse(reason)
