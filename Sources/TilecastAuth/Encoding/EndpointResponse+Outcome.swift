@@ -66,17 +66,28 @@ extension EndpointResponse {
     /// allocates none of its own.
     static let jsonHeaders = HeaderFields(standardFields)
 
-    private static let standardFields = [
-        HeaderField(name: "Content-Type", value: "application/json"),
-        HeaderField(name: "Cache-Control", value: "no-store"),
-        HeaderField(name: "Pragma", value: "no-cache"),
-    ]
+    private static let standardFields: [HeaderField] = {
+        var fields: [HeaderField] = []
+        fields.reserveCapacity(standardFieldCount)
+        appendStandardFields(to: &fields)
+        return fields
+    }()
+
+    private static let standardFieldCount = 3
+
+    /// Appends the ``jsonHeaders`` fields, made from their literals: copied from a stored array, as they
+    /// were, each of the six strings was retained for the new array and released with it.
+    private static func appendStandardFields(to fields: inout [HeaderField]) {
+        fields.append(HeaderField(name: "Content-Type", value: "application/json"))
+        fields.append(HeaderField(name: "Cache-Control", value: "no-store"))
+        fields.append(HeaderField(name: "Pragma", value: "no-cache"))
+    }
 
     /// ``jsonHeaders`` followed by `added`, in one array of the right size.
     private static func jsonHeaders(adding added: some Collection<HeaderField>) -> HeaderFields {
         var fields: [HeaderField] = []
-        fields.reserveCapacity(standardFields.count + added.count)
-        fields.append(contentsOf: standardFields)
+        fields.reserveCapacity(standardFieldCount + added.count)
+        appendStandardFields(to: &fields)
         fields.append(contentsOf: added)
         return HeaderFields(fields)
     }
