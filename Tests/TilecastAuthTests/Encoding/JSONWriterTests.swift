@@ -62,4 +62,36 @@ struct JSONWriterTests {
             #expect(try JSONSerialization.jsonObject(with: Data(refused.body)) is [String: Any])
         }
     }
+
+    /// A response that adds fields makes the three standard ones itself; one that adds none shares them.
+    /// Either way the three come first, in their order, and what the response adds follows.
+    @Test("Every response carries Content-Type, Cache-Control and Pragma first, then its own fields")
+    func headerFieldsInOrder() {
+        let standard = [
+            HeaderField(name: "Content-Type", value: "application/json"),
+            HeaderField(name: "Cache-Control", value: "no-store"),
+            HeaderField(name: "Pragma", value: "no-cache"),
+        ]
+        let credential = IssuedCredential(
+            accessToken: OpaqueToken.mint(.accessToken, using: SystemRandomSource()),
+            expiresIn: 3600,
+            refreshToken: OpaqueToken.mint(.refreshToken, using: SystemRandomSource()),
+            scope: Scope("tiles:read profile")!
+        )
+        let cookie = SessionCookie(
+            session: OpaqueToken.mint(.studioSession, using: SystemRandomSource()),
+            maxAge: 600,
+            configuration: SessionCookieConfiguration()
+        )
+        let withoutCookie = EndpointResponse(.success(credential: credential, cookie: nil))
+        #expect(withoutCookie.headers.fields == standard)
+        let withCookie = EndpointResponse(.success(credential: credential, cookie: cookie))
+        #expect(withCookie.headers.fields == standard + [HeaderField(name: "Set-Cookie", value: cookie.headerValue)])
+        let notAllowed = EndpointResponse(.refused(EndpointError(.methodNotAllowed)))
+        #expect(notAllowed.headers.fields == standard + [HeaderField(name: "Allow", value: "POST")])
+        let limited = EndpointResponse(.refused(EndpointError(.rateLimited(retryAfterSeconds: 7))))
+        #expect(limited.headers.fields == standard + [HeaderField(name: "Retry-After", value: "7")])
+        let refused = EndpointResponse(.refused(EndpointError(.codeNotFound)))
+        #expect(refused.headers.fields == standard)
+    }
 }
