@@ -149,64 +149,68 @@ public struct Benchmark: Sendable {
     {
         let count = options.operationsPerRun
         let engine = world.engine
-        let work: [@Sendable () async -> Void]
+        let work: PreparedWork
         switch operation {
         case .codeExchange:
-            work = try await world.issueCodes(count).map { code, verifier in
-                let request = BenchmarkWorld.exchange(code: code, verifier: verifier)
-                return { _ = await engine.handle(request: request) }
-            }
+            work = .requests(
+                try await world.issueCodes(count).map { code, verifier in
+                    BenchmarkWorld.exchange(code: code, verifier: verifier)
+                },
+                answered: 200
+            )
         case .refresh, .refreshWithSession:
             let withSession = operation == .refreshWithSession
-            work = try await world.signIns(count).map { signIn in
-                let request = BenchmarkWorld.refresh(signIn.refreshToken, studioSession: withSession)
-                return { _ = await engine.handle(request: request) }
-            }
+            work = .requests(
+                try await world.signIns(count).map { signIn in
+                    BenchmarkWorld.refresh(signIn.refreshToken, studioSession: withSession)
+                },
+                answered: 200
+            )
         case .sessionAuthentication:
             let pool = try await world.signIns(min(count, 1_000))
-            work = (0..<count).map { index in
-                let headers: HeaderFields = [
-                    "Cookie": "theme=dark; __Host-tilecast_session=\(pool[index % pool.count].session)"
-                ]
-                return { _ = try? await engine.authenticateSession(headers: headers) }
-            }
+            work = .sessionChecks(
+                (0..<count).map { index in
+                    ["Cookie": "theme=dark; __Host-tilecast_session=\(pool[index % pool.count].session)"]
+                }
+            )
         case .bearerAuthentication:
             let pool = try await world.signIns(min(count, 1_000))
-            work = (0..<count).map { index in
-                let headers: HeaderFields = ["Authorization": "Bearer \(pool[index % pool.count].accessToken)"]
-                return { _ = try? await engine.authenticateBearer(headers: headers) }
-            }
+            work = .bearerChecks(
+                (0..<count).map { index in ["Authorization": "Bearer \(pool[index % pool.count].accessToken)"] }
+            )
         case .refusedExchange:
             let (code, _) = try await world.issueCodes(1)[0]
             let wrong = CodeChallenge.makeVerifier(using: SystemRandomSource())
-            let request = BenchmarkWorld.exchange(code: code, verifier: wrong)
-            work = Array(repeating: { _ = await engine.handle(request: request) }, count: count)
+            work = .requests(
+                Array(repeating: BenchmarkWorld.exchange(code: code, verifier: wrong), count: count),
+                answered: 400
+            )
         }
         let roundTripsBefore = world.roundTrips
         let statementsBefore = await world.serverStatements()
         let start = DispatchTime.now().uptimeNanoseconds
         let executor = world.taskExecutor
+        let expected: Int
         if callers == 1 {
             // On the calling task itself: no task group, whose thread switching valgrind cannot follow.
-            await withTaskExecutorPreference(executor) {
-                for step in work {
-                    await step()
-                }
+            expected = await withTaskExecutorPreference(executor) {
+                await work.perform(0..<count, on: engine)
             }
         } else {
             let share = (count + callers - 1) / callers
-            let slices = stride(from: 0, to: count, by: share).map { Array(work[$0..<min(count, $0 + share)]) }
-            await withTaskGroup(of: Void.self) { group in
-                for slice in slices {
+            expected = await withTaskGroup(of: Int.self) { group in
+                for first in stride(from: 0, to: count, by: share) {
                     group.addTask(executorPreference: executor) {
-                        for step in slice {
-                            await step()
-                        }
+                        await work.perform(first..<min(count, first + share), on: engine)
                     }
                 }
+                return await group.reduce(0, +)
             }
         }
         let elapsed = Double(DispatchTime.now().uptimeNanoseconds - start) / 1_000
+        guard expected == count else {
+            throw BenchmarkFailure(operation: operation, expected: count, answered: expected)
+        }
         let statementsAfter = await world.serverStatements()
         func perOperation(_ before: Int?, _ after: Int?) -> Double? {
             guard let before, let after else { return nil }
@@ -217,5 +221,57 @@ public struct Benchmark: Sendable {
             roundTrips: perOperation(roundTripsBefore, world.roundTrips),
             statements: perOperation(statementsBefore, statementsAfter)
         )
+    }
+}
+
+/// The inputs of one run, prepared untimed: what the timed loop hands the engine, one by one. The loop
+/// calls the engine itself, as the peers' loops call their token endpoints on prepared bodies; a list of
+/// closures, each capturing the engine and its input, added a call through a closure, a copy of the
+/// engine and a retain of the closure's context to every operation timed (4–8 % of an operation at
+/// 10³ grants, measured side by side: `Docs/Performance.md`, "Method").
+///
+/// Every answer is checked as the peers check theirs: ``perform(_:on:)`` counts the answers the
+/// operation must give, and a run that gets fewer fails instead of reporting the speed of refusals.
+private enum PreparedWork: Sendable {
+    /// Requests to the endpoint, each to be answered with `status`.
+    case requests([EndpointRequest], answered: Int)
+    /// `Cookie` fields, each naming a live session.
+    case sessionChecks([HeaderFields])
+    /// `Authorization` fields, each carrying a live access token.
+    case bearerChecks([HeaderFields])
+
+    /// Handles the inputs in `range`; returns how many got the answer they must get.
+    func perform(_ range: Range<Int>, on engine: AuthEngine) async -> Int {
+        var expected = 0
+        switch self {
+        case .requests(let requests, let status):
+            for index in range where await engine.handle(request: requests[index]).status == status {
+                expected += 1
+            }
+        case .sessionChecks(let headers):
+            for index in range {
+                if case .authenticated = try? await engine.authenticateSession(headers: headers[index]) {
+                    expected += 1
+                }
+            }
+        case .bearerChecks(let headers):
+            for index in range {
+                if case .authenticated = try? await engine.authenticateBearer(headers: headers[index]) {
+                    expected += 1
+                }
+            }
+        }
+        return expected
+    }
+}
+
+/// A run whose operations did not all get the answer they must: a benchmark of the wrong work.
+struct BenchmarkFailure: Error, CustomStringConvertible {
+    var operation: BenchmarkOperation
+    var expected: Int
+    var answered: Int
+
+    var description: String {
+        "\(operation.rawValue): \(answered) of \(expected) operations got the answer they must"
     }
 }
