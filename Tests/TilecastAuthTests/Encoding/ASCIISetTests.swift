@@ -21,7 +21,31 @@ struct ASCIISetTests {
             #expect(ASCIISet.unreserved.contains(byte) == unreserved(byte), "byte \(byte)")
             #expect(ASCIISet.base64URL.contains(byte) == (Base64URL.value(of: byte) != nil), "byte \(byte)")
         }
-        #expect(ASCIISet(unreserved).containsAll(UnsafeRawBufferPointer(start: nil, count: 0)))
+        #expect(ASCIISet.unreserved.containsAll(UnsafeRawBufferPointer(start: nil, count: 0)))
+    }
+
+    @Test(
+        "Every byte, at every position of texts of 1 to 17 bytes and of a token's and a verifier's lengths, is judged as it is alone",
+        arguments: Array(1...17) + [39, 43, 128]
+    )
+    func containsAllAgreesWithContainsAtEveryPositionAndLength(length: Int) {
+        for set in [ASCIISet.base64URL, ASCIISet.unreserved] {
+            // Members all, so that only the byte put in decides: the word path for whole words, the tail's
+            // padding past the end.
+            let filler = Array("aZ09-_".utf8)
+            let valid = (0..<length).map { filler[$0 % filler.count] }
+            valid.withUnsafeBytes { #expect(set.containsAll($0)) }
+            for position in valid.indices {
+                for byte in UInt8.min...UInt8.max {
+                    var text = valid
+                    text[position] = byte
+                    let judged = text.withUnsafeBytes { set.containsAll($0) }
+                    if judged != set.contains(byte) {
+                        Issue.record("byte \(byte) at \(position) of \(length): containsAll says \(judged)")
+                    }
+                }
+            }
+        }
     }
 
     @Test("One byte outside the set, anywhere — first, last, or with its high bit set — fails the whole text")
