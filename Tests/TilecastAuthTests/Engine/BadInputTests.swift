@@ -466,6 +466,58 @@ struct BadInputTests {
         #expect((harness.observer.refusals.last == .crossOriginRequest) == refused)
     }
 
+    /// A request's header fields and the refusal its body `{}` gets: screening's, or, once screening lets
+    /// it through, the body's first missing parameter.
+    struct ScreenedFields: Sendable, CustomTestStringConvertible {
+        var fields: [(name: String, value: String)]
+        var refusal: RefusalReason
+        var testDescription: String { fields.map { "\($0.name): \($0.value)" }.joined(separator: "; ") }
+    }
+
+    static let screenedFields: [ScreenedFields] = {
+        let json = (name: "Content-Type", value: "application/json")
+        let passes = RefusalReason.missingParameter(name: "grant_type")
+        let allowed = "https://studio.tilecast.test"
+        return [
+            ScreenedFields(fields: [json], refusal: passes),
+            ScreenedFields(fields: [("cONTENT-tYPE", "application/json")], refusal: passes),
+            ScreenedFields(fields: [json, json], refusal: .unsupportedMediaType),
+            ScreenedFields(fields: [("Content-Typf", "application/json")], refusal: .unsupportedMediaType),
+            ScreenedFields(fields: [("Content-Type ", "application/json")], refusal: .unsupportedMediaType),
+            ScreenedFields(fields: [("User-Agent", "Tilecast/3.2")], refusal: .unsupportedMediaType),
+            ScreenedFields(fields: [("ORIGIN", "https://evil.example"), json], refusal: .crossOriginRequest),
+            ScreenedFields(fields: [("Origin", "https://evil.example")], refusal: .crossOriginRequest),
+            ScreenedFields(fields: [("Origim", "https://evil.example"), json], refusal: passes),
+            ScreenedFields(fields: [("origin", allowed), ("Sec-Fetch-Site", "cross-site"), json], refusal: passes),
+            ScreenedFields(fields: [("Origin", allowed), ("Origin", allowed), json], refusal: .crossOriginRequest),
+            ScreenedFields(fields: [json, ("SEC-FETCH-SITE", "cross-site")], refusal: .crossOriginRequest),
+            ScreenedFields(
+                fields: [("Sec-Fetch-Site", "none"), ("Sec-Fetch-Site", "same-site"), json],
+                refusal: .crossOriginRequest
+            ),
+            ScreenedFields(
+                fields: [("Sec-Fetch-Site", "cross-site"), ("Sec-Fetch-Site", "none"), json],
+                refusal: .crossOriginRequest
+            ),
+            ScreenedFields(
+                fields: [("Sec-Fetch-Site", "none"), ("sec-fetch-site", "same-origin"), json],
+                refusal: passes
+            ),
+            ScreenedFields(fields: [("Sec-Fetch-Sitf", "cross-site"), json], refusal: passes),
+        ]
+    }()
+
+    @Test(
+        "Screening finds Origin, Sec-Fetch-Site and Content-Type in any case, counts repeats, and ignores near misses",
+        arguments: screenedFields
+    )
+    func screening(_ screened: ScreenedFields) async throws {
+        let harness = try Harness(configuration: EngineConfiguration(allowedOrigins: ["https://studio.tilecast.test"]))
+        let response = await harness.post(body: Array("{}".utf8), headers: HeaderFields(screened.fields))
+        #expect(harness.observer.refusals.last == screened.refusal)
+        #expect(response.status != 200)
+    }
+
     @Test("No body of random bytes crashes the engine or gets a 5xx")
     func randomBodies() async throws {
         let harness = try Harness()
