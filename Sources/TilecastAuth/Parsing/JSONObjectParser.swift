@@ -205,7 +205,8 @@ struct JSONObjectParser {
         // Fast path: no escapes. ASCII needs no validation; other UTF-8 is left to String(validating:).
         var isASCII = true
         // Eight bytes at a time while none of them ends the fast path: a quote, a backslash, a control
-        // character or a byte of a multi-byte sequence. The rest, and the word that holds one, byte by byte.
+        // character or a byte of a multi-byte sequence. From the first of those, or the last few bytes of
+        // the body, byte by byte.
         index = Self.skipPlainASCII(bytes, from: index)
         while index < bytes.count {
             let byte = bytes[index]
@@ -226,14 +227,17 @@ struct JSONObjectParser {
         return try parseEscapedString(from: start)
     }
 
-    /// The first index at or after `start`, in steps of eight bytes, whose word of eight holds a byte
-    /// that is a quote, a backslash, below 0x20 or above 0x7F; `start` itself when fewer than eight
-    /// bytes remain. Every byte it skips is printable ASCII other than `"` and `\\`.
+    /// Skips plain bytes from `start` eight at a time: the index of the first byte that is a quote, a
+    /// backslash, below 0x20 or above 0x7F, found in a word of eight; or, when fewer than eight bytes
+    /// remain before one, the index where they start. Every byte it skips is printable ASCII other than
+    /// `"` and `\\`.
     ///
     /// The tests are the classic ones on a 64-bit word (each byte's high bit marks a hit): `x ^ 0x22…`
     /// has a zero byte where `x` has a quote, and `(y - 0x01…) & ~y & 0x80…` flags the zero bytes of `y`
     /// (and only false positives above a true one, which end the skip no later than it should);
-    /// `(x - 0x20…) & ~x & 0x80…` likewise flags bytes below 0x20, and `x & 0x80…` bytes above 0x7F.
+    /// `(x - 0x20…) & ~x & 0x80…` likewise flags bytes below 0x20, and `x & 0x80…` bytes above 0x7F. A
+    /// false positive is only ever above a true hit, so the lowest flagged byte is the first hit, and
+    /// the skip goes straight to it rather than leaving the word's plain bytes to a loop of one byte.
     @inline(__always)
     static func skipPlainASCII(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         let ones: UInt64 = 0x0101_0101_0101_0101
@@ -246,7 +250,8 @@ struct JSONObjectParser {
             let hits =
                 ((quote &- ones) & ~quote) | ((backslash &- ones) & ~backslash)
                 | ((word &- ones &* 0x20) & ~word) | word
-            if hits & highBits != 0 { break }
+            let flagged = hits & highBits
+            if flagged != 0 { return index + flagged.trailingZeroBitCount / 8 }
             index += 8
         }
         return index
