@@ -29,10 +29,7 @@ enum ASCII {
     static func equalIgnoringCase(_ lhs: String, _ rhs: String) -> Bool {
         lhs.utf8.count == rhs.utf8.count
             && withBytes(lhs, rhs) { left, right in
-                for index in 0..<left.count where lowercase(left[index]) != lowercase(right[index]) {
-                    return false
-                }
-                return true
+                left.count == 0 || equalIgnoringCase(left.baseAddress!, right.baseAddress!, count: left.count)
             }
     }
 
@@ -40,11 +37,47 @@ enum ASCII {
     static func hasPrefixIgnoringCase(_ text: String, _ prefix: String) -> Bool {
         text.utf8.count >= prefix.utf8.count
             && withBytes(text, prefix) { left, right in
-                for index in 0..<right.count where lowercase(left[index]) != lowercase(right[index]) {
-                    return false
-                }
-                return true
+                right.count == 0 || equalIgnoringCase(left.baseAddress!, right.baseAddress!, count: right.count)
             }
+    }
+
+    /// Whether the `count` bytes at `left` and at `right` are equal when ASCII letters are compared
+    /// without case: eight bytes at a time, each word lowercased at once (``lowercase(word:)``), and the
+    /// last bytes of a run of eight or more as its last word, some of them compared already.
+    static func equalIgnoringCase(_ left: UnsafePointer<UInt8>, _ right: UnsafePointer<UInt8>, count: Int) -> Bool {
+        let left = UnsafeRawPointer(left)
+        let right = UnsafeRawPointer(right)
+        guard count >= 8 else {
+            for offset in 0..<count
+            where lowercase(left.load(fromByteOffset: offset, as: UInt8.self))
+                != lowercase(right.load(fromByteOffset: offset, as: UInt8.self))
+            {
+                return false
+            }
+            return true
+        }
+        @inline(__always) func wordsEqual(at offset: Int) -> Bool {
+            lowercase(word: left.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+                == lowercase(word: right.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+        }
+        var offset = 0
+        while count - offset > 8 {
+            guard wordsEqual(at: offset) else { return false }
+            offset += 8
+        }
+        return wordsEqual(at: count - 8)
+    }
+
+    /// Eight bytes with their ASCII letters in lower case, any other byte unchanged — ``lowercase(_:)`` on
+    /// each byte of a word at once. For a byte `b` below 128, `b + (0x80 - 0x41)` sets its high bit
+    /// exactly when `b >= "A"`, and `b + (0x7F - 0x5A)` exactly when `b > "Z"`, neither carrying into the
+    /// next byte; the high bit of an uppercase letter, moved down two places, is the 0x20 that lowers it.
+    @inline(__always)
+    static func lowercase(word: UInt64) -> UInt64 {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let low = word & (ones &* 0x7F)
+        let uppercase = (low &+ ones &* (0x80 - 0x41)) & ~(low &+ ones &* (0x7F - 0x5A)) & ~word & (ones &* 0x80)
+        return word | uppercase &>> 2
     }
 
     /// RFC 9110 §5.6.2 `tchar`: a byte of a token.

@@ -53,7 +53,7 @@ enum MediaType {
         mutating func consume(_ word: StaticString) -> Bool {
             let count = word.utf8CodeUnitCount
             guard bytes.count - index >= count else { return false }
-            for offset in 0..<count where ASCII.lowercase(bytes[index + offset]) != word.utf8Start[offset] {
+            guard ASCII.equalIgnoringCase(bytes.baseAddress! + index, word.utf8Start, count: count) else {
                 return false
             }
             index += count

@@ -126,3 +126,54 @@ struct PlainASCIISkipTests {
         }
     }
 }
+
+struct CaseInsensitiveComparisonTests {
+    /// The byte-at-a-time definition the word arithmetic must agree with.
+    static func lowercased(_ byte: UInt8) -> UInt8 {
+        (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 0x20 : byte
+    }
+
+    @Test("A word is lowercased as its bytes are one by one: every byte value in every place, beside every other")
+    func lowercaseWord() {
+        for byte in UInt8.min...UInt8.max {
+            for place in 0..<8 {
+                for neighbour in [UInt8(0x00), 0x40, 0x41, 0x5A, 0x5B, 0x60, 0x7F, 0x80, 0xC1, 0xDA, 0xFF] {
+                    var bytes = [UInt8](repeating: neighbour, count: 8)
+                    bytes[place] = byte
+                    let word = bytes.withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                    let expected = bytes.map(Self.lowercased).withUnsafeBytes { $0.loadUnaligned(as: UInt64.self) }
+                    #expect(ASCII.lowercase(word: word) == expected, "\(byte) at \(place) beside \(neighbour)")
+                }
+            }
+        }
+    }
+
+    @Test(
+        "Runs of 1 to 17 bytes compare without case exactly as byte by byte, whatever pair differs where",
+        arguments: Array(1...17)
+    )
+    func equalIgnoringCaseAgreesByteByByte(count: Int) {
+        let base = (0..<count).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        // Every byte against its case twin, a neighbour, itself, and the bytes whose only difference from
+        // it is the case bit without being letters.
+        for position in 0..<count {
+            for byte in UInt8.min...UInt8.max {
+                for other in [byte, byte ^ 0x20, byte &+ 1, byte ^ 0x80] {
+                    var left = base
+                    var right = base
+                    left[position] = byte
+                    right[position] = other
+                    let expected = Self.lowercased(byte) == Self.lowercased(other)
+                    let judged = left.withUnsafeBufferPointer { l in
+                        right.withUnsafeBufferPointer { r in
+                            ASCII.equalIgnoringCase(l.baseAddress!, r.baseAddress!, count: count)
+                        }
+                    }
+                    if judged != expected {
+                        Issue.record("\(byte) against \(other) at \(position) of \(count): \(judged)")
+                    }
+                }
+            }
+        }
+    }
+}
