@@ -113,7 +113,7 @@ extension AuthEngine {
             account: account,
             scope: grantedScope,
             now: timeSource.now(),
-            lifetimes: configuration.lifetimes,
+            lifetimes: settings.lifetimes,
             issuesNativeCredential: true
         )
         let minted = MintedGrant.mint(nativeCredential: true, using: randomSource)

@@ -83,7 +83,7 @@ extension ExchangeStateMachine {
     /// The rotation for an attempt whose token is known to be usable and whose account is active.
     mutating func rotate(_ attempt: RefreshAttempt) -> Action {
         let (grant, grantExpiresAt) = (attempt.lookup.grant.id, attempt.lookup.grant.expiresAt)
-        let lifetimes = configuration.lifetimes
+        let lifetimes = settings.lifetimes
         let plan = RotationPlan(
             presented: attempt.presented,
             current: attempt.current,
@@ -111,7 +111,7 @@ extension ExchangeStateMachine {
         SessionPlan(
             grant: grant,
             now: now,
-            expiresAt: expiry(after: configuration.lifetimes.studioSession, cappedAt: grantExpiresAt)
+            expiresAt: expiry(after: settings.lifetimes.studioSession, cappedAt: grantExpiresAt)
         )
     }
 

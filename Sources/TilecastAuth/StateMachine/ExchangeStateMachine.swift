@@ -212,7 +212,7 @@ struct ExchangeStateMachine {
                 account: account,
                 scope: scope,
                 now: now,
-                lifetimes: configuration.lifetimes,
+                lifetimes: settings.lifetimes,
                 issuesNativeCredential: configuration.issuesNativeCredential
             )
             let minted = MintedGrant.mint(nativeCredential: plan.issuesNativeCredential, using: randomSource)
@@ -295,7 +295,7 @@ struct ExchangeStateMachine {
     }
 
     /// The earlier of `now + lifetime` and `cap`.
-    func expiry(after lifetime: Duration, cappedAt cap: Date) -> Date {
+    func expiry(after lifetime: TimeInterval, cappedAt cap: Date) -> Date {
         now.adding(lifetime, cappedAt: cap)
     }
 }
@@ -328,10 +328,13 @@ extension ExchangeStateMachine.State: CustomStringConvertible {
 final class ExchangeSettings: Sendable {
     let configuration: EngineConfiguration
     let randomSource: any RandomSource
+    /// The configuration's lifetimes, in seconds.
+    let lifetimes: LifetimeIntervals
 
     init(configuration: EngineConfiguration, randomSource: any RandomSource) {
         self.configuration = configuration
         self.randomSource = randomSource
+        self.lifetimes = LifetimeIntervals(configuration.lifetimes)
     }
 }
 

@@ -29,11 +29,11 @@ struct GrantPlan: Equatable {
         account: AccountID,
         scope: Scope,
         now: Date,
-        lifetimes: TokenLifetimes,
+        lifetimes: LifetimeIntervals,
         issuesNativeCredential: Bool
     ) {
         let grantLifetime = issuesNativeCredential ? lifetimes.refreshTokenAbsolute : lifetimes.studioSession
-        let grantExpiresAt = now.addingTimeInterval(grantLifetime.timeInterval)
+        let grantExpiresAt = now.addingTimeInterval(grantLifetime)
         self.client = client
         self.account = account
         self.scope = scope

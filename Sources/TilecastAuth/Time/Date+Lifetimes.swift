@@ -10,7 +10,12 @@ extension Date {
     /// The earlier of `self + lifetime` and `cap`: when something issued now expires, given that nothing
     /// of a grant outlives the grant.
     func adding(_ lifetime: Duration, cappedAt cap: Date) -> Date {
-        Swift.min(addingTimeInterval(lifetime.timeInterval), cap)
+        adding(lifetime.timeInterval, cappedAt: cap)
+    }
+
+    /// The earlier of `self + seconds` and `cap`.
+    func adding(_ seconds: TimeInterval, cappedAt cap: Date) -> Date {
+        Swift.min(addingTimeInterval(seconds), cap)
     }
 
     /// Whole seconds from `self` to `later`, rounded down and never negative: what `expires_in` and

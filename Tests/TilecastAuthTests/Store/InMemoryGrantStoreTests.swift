@@ -141,7 +141,7 @@ struct InMemoryGrantStoreTests {
             account: Harness.account,
             scope: .empty,
             now: now,
-            lifetimes: TokenLifetimes(),
+            lifetimes: LifetimeIntervals(TokenLifetimes()),
             issuesNativeCredential: true
         )
         return plan.issuance(
