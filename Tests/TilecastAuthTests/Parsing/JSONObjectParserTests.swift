@@ -109,6 +109,15 @@ struct JSONObjectParserTests {
         #expect(try parse("{" + names.joined(separator: ",") + ",\"new\":0}").count == count + 1)
     }
 
+    @Test("Names that are prefixes of each other are distinct, and a repeat among names of every length is refused")
+    func duplicatesAmongLengths() throws {
+        #expect(try parse(#"{"a":1,"ab":2,"abc":3,"":4,"b":5}"#).count == 5)
+        for repeated in ["a", "ab", "abc", ""] {
+            let text = #"{"a":1,"ab":2,"abc":3,"":4,"\#(repeated)":5}"#
+            #expect(throws: JSONParseError.self, "\(text)") { try parse(text) }
+        }
+    }
+
     @Test(
         "A name spelled with escapes and the same name without are duplicates, whichever comes first",
         arguments: [
