@@ -69,14 +69,13 @@ enum ASCII {
     }
 
     /// Eight bytes with their ASCII letters in lower case, any other byte unchanged — ``lowercase(_:)`` on
-    /// each byte of a word at once. For a byte `b` below 128, `b + (0x80 - 0x41)` sets its high bit
-    /// exactly when `b >= "A"`, and `b + (0x7F - 0x5A)` exactly when `b > "Z"`, neither carrying into the
-    /// next byte; the high bit of an uppercase letter, moved down two places, is the 0x20 that lowers it.
+    /// each byte of a word at once. The uppercase letters are found among the bytes below 128
+    /// (``ByteLanes/within(_:_:_:)`` on the word without its high bits, and only where the byte's own
+    /// high bit is clear); the high bit of each, moved down two places, is the 0x20 that lowers it.
     @inline(__always)
     static func lowercase(word: UInt64) -> UInt64 {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let low = word & (ones &* 0x7F)
-        let uppercase = (low &+ ones &* (0x80 - 0x41)) & ~(low &+ ones &* (0x7F - 0x5A)) & ~word & (ones &* 0x80)
+        let uppercase =
+            ByteLanes.within(word & ~ByteLanes.highBits, UInt8(ascii: "A"), UInt8(ascii: "Z")) & ~word
         return word | uppercase &>> 2
     }
 

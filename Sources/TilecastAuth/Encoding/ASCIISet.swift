@@ -4,8 +4,7 @@
 /// shape of a secret or a verifier: the two alphabets the rules name are both of this form (RFC 4648 §5
 /// and RFC 7636 §4.1).
 ///
-/// ``containsAll(_:)`` tests eight bytes at a time with word arithmetic (each byte's high bit marks a
-/// result, as ``JSONObjectParser`` skips plain text), and reads every byte whatever it finds — no early
+/// ``containsAll(_:)`` tests eight bytes at a time with word arithmetic (``ByteLanes``), and reads every byte whatever it finds — no early
 /// exit — so checking a secret's shape takes the same time for every text of one length. As a 128-bit
 /// mask tested byte by byte, the check was 17 instructions a byte once the compiler had vectorised the
 /// variable shifts, which SSE2 does not have; word by word it is about 7 (`Docs/Performance.md`).
@@ -19,28 +18,16 @@ struct ASCIISet: Sendable {
         self.extras = extras
     }
 
-    private static let ones: UInt64 = 0x0101_0101_0101_0101
-    private static let highBits: UInt64 = 0x8080_8080_8080_8080
-
     /// The high bit of each byte of `word` that is in the set, every byte of `word` below 128.
-    ///
-    /// For a byte `b < 128`, `b + (0x80 - low)` sets the byte's high bit exactly when `b >= low`, and
-    /// `b + (0x7F - high)` exactly when `b > high`; neither carries into the next byte. `b ^ c` is below
-    /// 128, and `(b ^ c) + 0x7F` sets the high bit exactly when `b != c`.
     @inline(__always)
     private func members(_ word: UInt64) -> UInt64 {
-        let ones = Self.ones
-        @inline(__always) func within(_ word: UInt64, _ low: UInt8, _ high: UInt8) -> UInt64 {
-            (word &+ ones &* UInt64(0x80 - low)) & ~(word &+ ones &* UInt64(0x7F - high))
-        }
-        @inline(__always) func equal(_ word: UInt64, _ byte: UInt8) -> UInt64 {
-            ~((word ^ (ones &* UInt64(byte))) &+ ones &* 0x7F)
-        }
         // A letter with 0x20 set is a lowercase letter, and no other byte becomes one.
-        let letters = within(word | ones &* 0x20, UInt8(ascii: "a"), UInt8(ascii: "z"))
-        let digits = within(word, UInt8(ascii: "0"), UInt8(ascii: "9"))
-        let extra = equal(word, extras.0) | equal(word, extras.1) | equal(word, extras.2) | equal(word, extras.3)
-        return (letters | digits | extra) & Self.highBits
+        let letters = ByteLanes.within(word | ByteLanes.ones &* 0x20, UInt8(ascii: "a"), UInt8(ascii: "z"))
+        let digits = ByteLanes.within(word, UInt8(ascii: "0"), UInt8(ascii: "9"))
+        let extra =
+            ByteLanes.equal(word, extras.0) | ByteLanes.equal(word, extras.1) | ByteLanes.equal(word, extras.2)
+            | ByteLanes.equal(word, extras.3)
+        return letters | digits | extra
     }
 
     /// Whether `byte` is in the set.
@@ -50,7 +37,7 @@ struct ASCIISet: Sendable {
 
     /// Whether every byte of `bytes` is in the set.
     func containsAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
-        let highBits = Self.highBits
+        let highBits = ByteLanes.highBits
         // The high bit of each byte outside the set (or at or above 128) seen so far.
         var outside: UInt64 = 0
         var index = 0
@@ -66,7 +53,7 @@ struct ASCIISet: Sendable {
             if bytes.count >= 8 {
                 word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: bytes.count - 8, as: UInt64.self))
             } else {
-                word = Self.ones &* UInt64(UInt8(ascii: "0"))
+                word = ByteLanes.ones &* UInt64(UInt8(ascii: "0"))
                 for place in 0..<bytes.count {
                     let shift = UInt64(place * 8)
                     word = word & ~(0xFF &<< shift) | UInt64(bytes[place]) &<< shift

@@ -240,8 +240,7 @@ struct JSONObjectParser {
     /// the skip goes straight to it rather than leaving the word's plain bytes to a loop of one byte.
     @inline(__always)
     static func skipPlainASCII(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
-        let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
+        let (ones, highBits) = (ByteLanes.ones, ByteLanes.highBits)
         var index = start
         while bytes.count - index >= 8 {
             let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
