@@ -4,9 +4,9 @@
 /// shape of a secret or a verifier: the two alphabets the rules name are both of this form (RFC 4648 §5
 /// and RFC 7636 §4.1).
 ///
-/// ``containsAll(_:)`` tests eight bytes at a time with word arithmetic (``ByteLanes``), and reads every byte whatever it finds — no early
-/// exit — so checking a secret's shape takes the same time for every text of one length. As a 128-bit
-/// mask tested byte by byte, the check was 17 instructions a byte once the compiler had vectorised the
+/// ``containsAll(_:)`` tests eight bytes at a time with word arithmetic (``ByteLanes``), and reads every
+/// byte whatever it finds — no early exit — so checking a secret's shape takes the same time for every
+/// text of one length. As a 128-bit mask tested byte by byte, the check was 17 instructions a byte once the compiler had vectorised the
 /// variable shifts, which SSE2 does not have; word by word it is about 7 (`Docs/Performance.md`).
 struct ASCIISet: Sendable {
     /// The bytes besides the letters and digits, each below 128; a set of fewer than four repeats one.
@@ -38,12 +38,15 @@ struct ASCIISet: Sendable {
     /// Whether every byte of `bytes` is in the set.
     func containsAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
         let highBits = ByteLanes.highBits
-        // The high bit of each byte outside the set (or at or above 128) seen so far.
+        // The high bit of each byte of `word` outside the set, at or above 128 or not a member.
+        @inline(__always) func outsiders(_ word: UInt64) -> UInt64 {
+            (word & highBits) | (~members(word & ~highBits) & highBits)
+        }
+        // The high bit of each byte outside the set seen so far.
         var outside: UInt64 = 0
         var index = 0
         while bytes.count - index >= 8 {
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self))
-            outside |= (word & highBits) | (~members(word & ~highBits) & highBits)
+            outside |= outsiders(UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)))
             index += 8
         }
         if index < bytes.count {
@@ -59,7 +62,7 @@ struct ASCIISet: Sendable {
                     word = word & ~(0xFF &<< shift) | UInt64(bytes[place]) &<< shift
                 }
             }
-            outside |= (word & highBits) | (~members(word & ~highBits) & highBits)
+            outside |= outsiders(word)
         }
         return outside == 0
     }

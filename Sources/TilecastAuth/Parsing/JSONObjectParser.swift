@@ -233,11 +233,11 @@ struct JSONObjectParser {
     /// `"` and `\\`.
     ///
     /// The tests are the classic ones on a 64-bit word (each byte's high bit marks a hit): `x ^ 0x22…`
-    /// has a zero byte where `x` has a quote, and `(y - 0x01…) & ~y & 0x80…` flags the zero bytes of `y`
-    /// (and only false positives above a true one, which end the skip no later than it should);
-    /// `(x - 0x20…) & ~x & 0x80…` likewise flags bytes below 0x20, and `x & 0x80…` bytes above 0x7F. A
-    /// false positive is only ever above a true hit, so the lowest flagged byte is the first hit, and
-    /// the skip goes straight to it rather than leaving the word's plain bytes to a loop of one byte.
+    /// has a zero byte where `x` has a quote, and `(y - 0x01…) & ~y & 0x80…` flags the zero bytes of `y`;
+    /// `(x - 0x20…) & ~x & 0x80…` likewise flags bytes below 0x20, and `x & 0x80…` bytes above 0x7F. The
+    /// borrows make false positives, but only above a true hit, so the lowest flagged byte is the first
+    /// hit, and the skip goes straight to it rather than leaving the word's plain bytes to a loop of one
+    /// byte.
     @inline(__always)
     static func skipPlainASCII(_ bytes: UnsafeRawBufferPointer, from start: Int) -> Int {
         let (ones, highBits) = (ByteLanes.ones, ByteLanes.highBits)

@@ -16,7 +16,7 @@ struct MemberNames {
     /// How many names are scanned linearly before the set takes over.
     static let linearLimit = 16
 
-    /// Where the plain names seen start and end in the body; the first `plainCount` lanes are used.
+    /// Where the plain names seen start and end in the body; the first `plainCount` places are used.
     private var plainStarts = InlineArray<16, Int32>(repeating: 0)
     private var plainEnds = InlineArray<16, Int32>(repeating: 0)
     private var plainCount = 0
@@ -30,8 +30,8 @@ struct MemberNames {
         if large != nil {
             return large!.insert(name.bytes(in: source)).inserted
         }
-        for lane in 0..<plainCount {
-            let seen = ParsedString.plain(Int(plainStarts[lane])..<Int(plainEnds[lane]))
+        for place in 0..<plainCount {
+            let seen = ParsedString.plain(Int(plainStarts[place])..<Int(plainEnds[place]))
             if seen.equals(name, in: source) {
                 return false
             }
@@ -41,8 +41,8 @@ struct MemberNames {
         }
         if plainCount + decoded.count == Self.linearLimit {
             var all = Set(decoded)
-            for lane in 0..<plainCount {
-                all.insert(Array(source[Int(plainStarts[lane])..<Int(plainEnds[lane])]))
+            for place in 0..<plainCount {
+                all.insert(Array(source[Int(plainStarts[place])..<Int(plainEnds[place])]))
             }
             all.insert(name.bytes(in: source))
             large = all
@@ -56,7 +56,7 @@ struct MemberNames {
             plainEnds[plainCount] = Int32(range.upperBound)
             plainCount += 1
         case .plain, .decoded:
-            // A body past 2 GiB has offsets a lane cannot hold; such a name is kept as its bytes.
+            // A body past 2 GiB has offsets an `Int32` cannot hold; such a name is kept as its bytes.
             decoded.append(name.bytes(in: source))
         }
         return true

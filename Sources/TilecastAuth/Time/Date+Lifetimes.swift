@@ -7,13 +7,8 @@ import Foundation
 #endif
 
 extension Date {
-    /// The earlier of `self + lifetime` and `cap`: when something issued now expires, given that nothing
-    /// of a grant outlives the grant.
-    func adding(_ lifetime: Duration, cappedAt cap: Date) -> Date {
-        adding(lifetime.timeInterval, cappedAt: cap)
-    }
-
-    /// The earlier of `self + seconds` and `cap`.
+    /// The earlier of `self + seconds` and `cap`: when something issued now with a lifetime of `seconds`
+    /// expires, given that nothing of a grant outlives the grant.
     func adding(_ seconds: TimeInterval, cappedAt cap: Date) -> Date {
         Swift.min(addingTimeInterval(seconds), cap)
     }

@@ -385,7 +385,10 @@ extension ExchangeStateMachineTests {
         let expected = SessionCookie(
             session: sessionID,
             maxAge: Self.now.wholeSeconds(
-                until: Self.now.adding(EngineConfiguration().lifetimes.studioSession, cappedAt: found.grant.expiresAt)
+                until: Self.now.adding(
+                    EngineConfiguration().lifetimes.studioSession.timeInterval,
+                    cappedAt: found.grant.expiresAt
+                )
             ),
             configuration: EngineConfiguration().cookie
         )
@@ -408,7 +411,10 @@ extension ExchangeStateMachineTests {
             digest: sessionID.digest,
             grant: plan.grant,
             startedAt: Self.now,
-            expiresAt: Self.now.adding(EngineConfiguration().lifetimes.studioSession, cappedAt: found.grant.expiresAt)
+            expiresAt: Self.now.adding(
+                EngineConfiguration().lifetimes.studioSession.timeInterval,
+                cappedAt: found.grant.expiresAt
+            )
         )
         #expect(rotation.startingSession == session)
         #expect(separately.refreshTokenRotated(.rotated) == .replaceSession(session))
