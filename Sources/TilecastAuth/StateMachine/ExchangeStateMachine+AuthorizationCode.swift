@@ -21,14 +21,16 @@ extension ExchangeStateMachine {
     /// only then is an expired code refused.
     mutating func codeLoaded(_ code: AuthorizationCode?) -> Action {
         guard case .loadingCode = state else { preconditionFailure("codeLoaded(_:) called in \(state)") }
-        guard case .loadingCode(let exchange, let digest) = takeState() else { preconditionFailure(Self.stateChanged) }
+        guard case .loadingCode(let digest, let redirectURI, let codeVerifier) = takeState() else {
+            preconditionFailure(Self.stateChanged)
+        }
         guard let code else { return refuse(.codeNotFound) }
         guard code.client == configuration.servedClient else { return refuse(.codeIssuedToAnotherClient) }
-        guard exchange.redirectURI.equals(code.redirectURI) else {
+        guard redirectURI.equals(code.redirectURI) else {
             return refuse(.redirectURIMismatch)
         }
         guard code.challenge?.s256Digest != nil else { return refuse(.codeWithoutS256Challenge) }
-        guard PKCE.verify(exchange.codeVerifier, against: code.challenge) else { return refuse(.codeVerifierMismatch) }
+        guard PKCE.verify(codeVerifier, against: code.challenge) else { return refuse(.codeVerifierMismatch) }
         if let redemption = code.redemption {
             return revoke(redemption.grant, because: .codeReplayed, refusing: .codeReplayed)
         }

@@ -22,7 +22,7 @@ extension ExchangeStateMachine {
         guard case .loadingRefreshToken = state else {
             preconditionFailure("refreshTokenLoaded(_:) called in \(state)")
         }
-        guard case .loadingRefreshToken(let exchange, let presented) = takeState() else {
+        guard case .loadingRefreshToken(let presented, let studioSession) = takeState() else {
             preconditionFailure(Self.stateChanged)
         }
         guard let lookup = consume lookup else { return refuse(.refreshTokenNotFound) }
@@ -36,7 +36,7 @@ extension ExchangeStateMachine {
                 presented: presented,
                 lookup: lookup,
                 current: current,
-                studioSession: exchange.studioSession,
+                studioSession: studioSession,
                 rotations: 1
             )
             state = .checkingRefreshAccount(attempt)
