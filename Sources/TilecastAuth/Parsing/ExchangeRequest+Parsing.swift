@@ -9,7 +9,14 @@ extension ExchangeRequest {
     /// presence and type; then their shape. Members of the other grant type and unknown members are
     /// ignored, whatever their type (RFC 6749 §3.2). A member that is `null` or `""` counts as absent
     /// (RFC 6749 §3.2: "Parameters sent without a value MUST be treated as if they were omitted").
-    static func parse(_ body: [UInt8], configuration: EngineConfiguration) throws(EndpointError) -> ExchangeRequest {
+    ///
+    /// Given the two settings it compares with, not the whole configuration: passing the configuration
+    /// copied all 216 bytes of it on every request.
+    static func parse(
+        _ body: [UInt8],
+        servedClient: ClientID,
+        callbackURI: String
+    ) throws(EndpointError) -> ExchangeRequest {
         var collected = RequestParameters()
         do throws(JSONParseError) {
             try JSONObjectParser.parse(body) { name, value, source in collected.take(name, value, in: source) }
@@ -34,7 +41,7 @@ extension ExchangeRequest {
         guard let clientID = try parameters.parsedClientID else {
             throw EndpointError(.missingParameter(name: "client_id"))
         }
-        guard body.withUnsafeBytes({ clientID.equals(configuration.servedClient.rawValue, in: $0) }) else {
+        guard body.withUnsafeBytes({ clientID.equals(servedClient.rawValue, in: $0) }) else {
             throw EndpointError(.unknownClient)
         }
 
@@ -47,7 +54,7 @@ extension ExchangeRequest {
                 throw EndpointError(.missingParameter(name: "code_verifier"))
             }
             guard PKCE.isWellFormedVerifier(codeVerifier) else { throw EndpointError(.malformedCodeVerifier) }
-            guard redirectURI.equals(configuration.callbackURI) else {
+            guard redirectURI.equals(callbackURI) else {
                 throw EndpointError(.redirectURIMismatch)
             }
             return .authorizationCode(

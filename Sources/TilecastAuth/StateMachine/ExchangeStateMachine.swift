@@ -183,7 +183,11 @@ struct ExchangeStateMachine {
         }
         let parsed: ExchangeRequest
         do {
-            parsed = try ExchangeRequest.parse(request.body, configuration: settings.configuration)
+            parsed = try ExchangeRequest.parse(
+                request.body,
+                servedClient: settings.configuration.servedClient,
+                callbackURI: settings.configuration.callbackURI
+            )
         } catch {
             return refuse(error.reason)
         }
