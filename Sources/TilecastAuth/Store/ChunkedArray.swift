@@ -330,8 +330,9 @@ extension ChunkedArray where Element == UInt32 {
     /// asks for the cache lines of the sixteen elements after the range, in the same chunk, to be
     /// brought in.
     ///
-    /// A table's sweep looks at sixteen due seconds of each of the store's five tables on every write,
-    /// almost always finds none due, and the next write's sweep starts where this one stopped. Its cursor
+    /// A table's sweep looks at sixteen due seconds of each of the store's five tables in which a record
+    /// can be due, on every write, almost always finds none due, and the next write's sweep starts where
+    /// this one stopped. Its cursor
     /// moves through each table a line per write, too slowly for the processor to see a stream: each
     /// sweep of each table waited for memory, which the read-ahead hides.
     ///
@@ -340,8 +341,13 @@ extension ChunkedArray where Element == UInt32 {
     /// around the search and release it after, on every table's sweep of every write (ten reference
     /// counts of a refresh's 77, counted with uprobes). The addresses stay valid, as the array is not
     /// changed in between, and a prefetch is a hint that never faults.
-    func firstIndex(in range: Range<Int>, atMost limit: UInt32) -> Int? {
+    ///
+    /// `least` is lowered to the least of the elements it passed over: those of `range` before the one
+    /// it returns, or all of `range` when it returns `nil`. A sweep keeps that to know, once it has been
+    /// round the whole table, the earliest second any record left in it can come due.
+    func firstIndex(in range: Range<Int>, atMost limit: UInt32, passedLeast least: inout UInt32) -> Int? {
         var readAhead: (first: UnsafeRawPointer, last: UnsafeRawPointer)?
+        var passed = least
         let found = firstIndex(in: range) { buffer, part in
             if let base = buffer.baseAddress, part.upperBound < buffer.count {
                 readAhead = (
@@ -352,6 +358,8 @@ extension ChunkedArray where Element == UInt32 {
             let bound = SIMD16<UInt32>(repeating: limit)
             var start = part.lowerBound
             if let base = UnsafeRawPointer(buffer.baseAddress) {
+                var leastLanes = SIMD16<UInt32>(repeating: passed)
+                defer { passed = leastLanes.min() }
                 while part.upperBound - start >= 16 {
                     let lanes = base.loadUnaligned(
                         fromByteOffset: start * MemoryLayout<UInt32>.stride,
@@ -359,19 +367,27 @@ extension ChunkedArray where Element == UInt32 {
                     )
                     let due = lanes .<= bound
                     if any(due) {
-                        for lane in 0..<16 where due[lane] {
-                            return start + lane
+                        for lane in 0..<16 {
+                            if due[lane] { return start + lane }
+                            leastLanes[0] = Swift.min(leastLanes[0], lanes[lane])
                         }
                     }
+                    leastLanes = pointwiseMin(leastLanes, lanes)
                     start += 16
                 }
             }
-            return buffer[start..<part.upperBound].firstIndex { $0 <= limit }
+            for position in start..<part.upperBound {
+                let element = buffer[position]
+                if element <= limit { return position }
+                passed = Swift.min(passed, element)
+            }
+            return nil
         }
         if let readAhead {
             tilecast_prefetch_for_reading(readAhead.first)
             tilecast_prefetch_for_reading(readAhead.last)
         }
+        least = passed
         return found
     }
 }

@@ -16,7 +16,9 @@ import Foundation
 /// so memory follows the live set without a pause to sweep everything and without a schedule that costs
 /// memory of its own. A table of `n` records is swept whole every `n / 16` writes, so the records that
 /// are due but not yet removed are at most the number written in that time: a sixteenth of the table
-/// for each record a write adds.
+/// for each record a write adds. A table none of whose records can be due yet — each table keeps a
+/// bound on its earliest due second, ``RecordTable/earliestDueSecond`` — is not looked at, and its sweep
+/// goes on from where it stopped once one can be.
 struct InMemoryGrantStorage: Sendable {
     /// How many records of each table a write looks at, removing the due ones, on its way out.
     static let sweepBudgetPerWrite = 16

@@ -69,7 +69,17 @@ struct RecordTable<Record: TableRecord>: Sendable {
     /// Each account's records, for a table that lists them (``TableRecord/isListedByAccount``).
     private var accounts: AccountGroups?
     /// Where the next sweep starts.
-    private var sweepCursor = 0
+    private(set) var sweepCursor = 0
+    /// No record in the table can come due before this second: the least due second the last whole pass
+    /// of the sweeps left, lowered by every due second written since. While it is in the future, a sweep
+    /// has nothing to find and looks at nothing — the case of almost every write to a table whose
+    /// records last hours — and its cursor waits where it is.
+    private(set) var earliestDueSecond = UInt32.max
+    /// The least due second of this pass: of the records the sweeps passed over and left since the
+    /// cursor last went back to the start, and of every record written, or moved before the cursor,
+    /// since. Every record before the cursor is counted in it, so when the cursor goes back to the start
+    /// it is the least due second in the table, and becomes ``earliestDueSecond``.
+    private(set) var passEarliestDueSecond = UInt32.max
 
     var count: Int { records.count }
     var isEmpty: Bool { records.isEmpty }
@@ -171,7 +181,7 @@ struct RecordTable<Record: TableRecord>: Sendable {
             return insert(record, dueAt: dueAt)
         }
         records[position] = record
-        dueSeconds[position] = Self.wholeSeconds(dueAt)
+        setDueSecond(at: position, Self.wholeSeconds(dueAt))
     }
 
     /// Stores `record`, whose key the caller has just looked up and found unstored, to come due from
@@ -190,7 +200,9 @@ struct RecordTable<Record: TableRecord>: Sendable {
             accounts!.append(at: position, account: account) { records.withElement(at: $0) { $0.listingAccount } }
         }
         records.append(record)
-        dueSeconds.append(Self.wholeSeconds(dueAt))
+        let due = Self.wholeSeconds(dueAt)
+        dueSeconds.append(due)
+        noteDueSecond(due)
     }
 
     /// Changes the record at `position` in place; its key must stay the same.
@@ -201,9 +213,26 @@ struct RecordTable<Record: TableRecord>: Sendable {
         return result
     }
 
+    /// The second from which the record at `position` may be due, for the tests of the sweep's bounds.
+    func dueSecond(at position: Int) -> UInt32 {
+        dueSeconds[position]
+    }
+
     /// Moves the time from which the record at `position` may be due.
     mutating func setDue(at position: Int, _ dueAt: Date) {
-        dueSeconds[position] = Self.wholeSeconds(dueAt)
+        setDueSecond(at: position, Self.wholeSeconds(dueAt))
+    }
+
+    private mutating func setDueSecond(at position: Int, _ due: UInt32) {
+        dueSeconds[position] = due
+        noteDueSecond(due)
+    }
+
+    /// Keeps both bounds below a due second just written.
+    @inline(__always)
+    private mutating func noteDueSecond(_ due: UInt32) {
+        earliestDueSecond = Swift.min(earliestDueSecond, due)
+        passEarliestDueSecond = Swift.min(passEarliestDueSecond, due)
     }
 
     /// Removes the record with `key`, if there is one.
@@ -230,8 +259,14 @@ struct RecordTable<Record: TableRecord>: Sendable {
             index.move(tag: Self.tag(of: records.withElement(at: last) { $0.key }), from: last, to: position)
             records.swapAt(position, last)
             dueSeconds.swapAt(position, last)
+            // The moved record may now be before the cursor, where this pass will not look.
+            passEarliestDueSecond = Swift.min(passEarliestDueSecond, dueSeconds[position])
         }
         dueSeconds.removeLast()
+        if last == 0 {
+            earliestDueSecond = .max
+            passEarliestDueSecond = .max
+        }
         return records.removeLast()
     }
 
@@ -242,17 +277,28 @@ struct RecordTable<Record: TableRecord>: Sendable {
     ///
     /// `isDue` is asked only about records whose due second has come, and decides with the exact time.
     /// Each record looked at or removed uses one unit of the budget, so a budget of ``count`` looks at
-    /// every record exactly once.
+    /// every record exactly once — unless no record can be due yet (``earliestDueSecond``), when a sweep
+    /// looks at none and its cursor stays where it is.
     mutating func sweep(at now: Date, budget: Int, isDue: (Record) -> Bool) -> Int {
         let nowSeconds = Self.wholeSeconds(now)
+        guard nowSeconds >= earliestDueSecond else { return 0 }
         var budget = min(budget, count)
         var removed = 0
         while budget > 0, !records.isEmpty {
             if sweepCursor >= records.count {
+                // Round the whole table: every record's due second is counted in this pass's least.
                 sweepCursor = 0
+                earliestDueSecond = passEarliestDueSecond
+                passEarliestDueSecond = .max
+                guard nowSeconds >= earliestDueSecond else { break }
             }
             let span = Swift.min(budget, records.count - sweepCursor)
-            guard let candidate = dueSeconds.firstIndex(in: sweepCursor..<(sweepCursor + span), atMost: nowSeconds)
+            guard
+                let candidate = dueSeconds.firstIndex(
+                    in: sweepCursor..<(sweepCursor + span),
+                    atMost: nowSeconds,
+                    passedLeast: &passEarliestDueSecond
+                )
             else {
                 sweepCursor += span
                 budget -= span
@@ -264,6 +310,7 @@ struct RecordTable<Record: TableRecord>: Sendable {
                 remove(at: candidate)
                 removed += 1
             } else {
+                passEarliestDueSecond = Swift.min(passEarliestDueSecond, dueSeconds[candidate])
                 sweepCursor += 1
             }
         }

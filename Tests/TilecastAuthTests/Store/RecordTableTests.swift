@@ -280,6 +280,120 @@ struct RecordTableTests {
         #expect(rounds <= 1_000 / 16 + 2)
     }
 
+    @Test("A sweep while no record can be due looks at none, and goes on once one can")
+    func sweepWaitsForTheEarliestDueSecond() {
+        var table = RecordTable<Item>()
+        for id in 0..<100 {
+            let expiresAt = Self.base.addingTimeInterval(3_600 + Double(id))
+            table.insert(Item(key: .init(id: id, group: id), value: id, expiresAt: expiresAt), dueAt: expiresAt)
+        }
+        var now = Self.base.addingTimeInterval(60)
+        for _ in 0..<3 {
+            #expect(table.sweep(at: now, budget: 16) { $0.expiresAt <= now } == 0)
+        }
+        // Nothing was looked at: the cursor has not moved.
+        #expect(table.sweepCursor == 0)
+        #expect(table.earliestDueSecond == UInt32(Self.base.timeIntervalSince1970) + 3_600)
+
+        // One record written to come due sooner lowers the bound, and the sweeps look again.
+        let early = Self.base.addingTimeInterval(120)
+        table.insert(Item(key: .init(id: 100, group: 100), value: 100, expiresAt: early), dueAt: early)
+        now = Self.base.addingTimeInterval(121)
+        var removed = 0
+        var sweeps = 0
+        while removed == 0, sweeps < 20 {
+            removed += table.sweep(at: now, budget: 16) { $0.expiresAt <= now }
+            sweeps += 1
+        }
+        #expect(removed == 1)
+        #expect(table[.init(id: 100, group: 100)] == nil)
+        #expect(sweeps == 7, "the cursor passed 96 records in six sweeps, and found the due one in the seventh")
+
+        // Once the cursor has been round the table, the bound is the least due second left, and the
+        // sweeps stop looking again.
+        while table.sweepCursor != 0 {
+            _ = table.sweep(at: now, budget: 16) { $0.expiresAt <= now }
+        }
+        _ = table.sweep(at: now, budget: 16) { $0.expiresAt <= now }
+        #expect(table.earliestDueSecond == UInt32(Self.base.timeIntervalSince1970) + 3_600)
+        #expect(table.sweepCursor == 0)
+    }
+
+    @Test(
+        "Through random writes, moves of due times, removals, rewinds and sweeps, the sweep's bounds stay below every due second and every due record is found",
+        arguments: [1, 2, 3]
+    )
+    func sweepBoundsHold(seed: UInt64) async {
+        var generator = Generator(state: seed &* 0x51)
+        var table = RecordTable<Item>()
+        var model: [Item.Key: Item] = [:]
+        var now = Self.base
+        var violations = 0
+        var sweepsThatLooked = 0
+        var sweepsThatWaited = 0
+        func checkBounds() {
+            var least = UInt32.max
+            var leastBeforeCursor = UInt32.max
+            for position in 0..<table.count {
+                least = min(least, table.dueSecond(at: position))
+                if position < table.sweepCursor {
+                    leastBeforeCursor = min(leastBeforeCursor, table.dueSecond(at: position))
+                }
+            }
+            if table.earliestDueSecond > least { violations += 1 }
+            if table.passEarliestDueSecond > leastBeforeCursor { violations += 1 }
+        }
+        for step in 0..<20_000 {
+            if step % 500 == 0 { await Task.yield() }
+            let id = generator.next(400)
+            let key = Item.Key(id: id, group: id % 5)
+            switch generator.next(20) {
+            case 0..<8:
+                // Mostly far off, sometimes soon: the bound rises and falls.
+                let lifetime = generator.next(4) == 0 ? Double(generator.next(8)) : Double(200 + generator.next(400))
+                let item = Item(key: key, value: step, expiresAt: now.addingTimeInterval(lifetime))
+                Self.write(item, dueAt: item.expiresAt, into: &table, model: &model, step: step)
+            case 8..<11:
+                if table.remove(key) != model.removeValue(forKey: key) { violations += 1 }
+            case 11..<13:
+                // A due time moved, as a redeemed code's is to its grant's expiry.
+                if let position = table.position(of: key) {
+                    let expiresAt = now.addingTimeInterval(Double(generator.next(300)))
+                    table.modify(at: position) { $0.expiresAt = expiresAt }
+                    table.setDue(at: position, expiresAt)
+                    model[key]?.expiresAt = expiresAt
+                }
+            case 13:
+                table.rewindSweep()
+            default:
+                now = now.addingTimeInterval(Double(generator.next(4)) * 0.75)
+                let cursor = table.sweepCursor
+                let removed = table.sweep(at: now, budget: generator.next(40)) { $0.expiresAt <= now }
+                if removed == 0, table.sweepCursor == cursor { sweepsThatWaited += 1 } else { sweepsThatLooked += 1 }
+                let remaining = Set(table.records.map(\.key))
+                for (key, item) in model where !remaining.contains(key) {
+                    if item.expiresAt > now { violations += 1 }
+                    model[key] = nil
+                }
+            }
+            checkBounds()
+        }
+        // Sweeping sixteen at a time finds every due record within a round of the table and a little.
+        now = now.addingTimeInterval(100)
+        let due = model.values.filter { $0.expiresAt <= now }.count
+        var removed = 0
+        for _ in 0..<(table.count / 16 + 2) {
+            removed += table.sweep(at: now, budget: 16) { $0.expiresAt <= now }
+        }
+        #expect(due > 0)
+        #expect(removed == due)
+        #expect(table.records.allSatisfy { $0.expiresAt > now })
+        #expect(violations == 0)
+        // Both kinds of sweep happened: the test reached the path it is about.
+        #expect(sweepsThatWaited > 100, "\(sweepsThatWaited)")
+        #expect(sweepsThatLooked > 100, "\(sweepsThatLooked)")
+    }
+
     /// Grant ids a caller might build itself, 4,096 of each shape.
     enum GrantIDShape: String, CaseIterable, CustomTestStringConvertible {
         /// A big-endian counter in the first eight bytes.
@@ -508,8 +622,9 @@ extension RecordTableTests {
     /// chunk's end, in the tail shorter than sixteen — for every limit, with chunks of several lengths
     /// (the default's first chunk grows) and counts that are not a multiple of sixteen. The expected
     /// position comes from a plain array kept beside it, not from the chunked array's other search, which
-    /// shares its walk over the chunks (a review's mutation of that walk passed the first version).
-    @Test("The sweep's sixteen-wide search of due seconds finds what a plain array's search finds")
+    /// shares its walk over the chunks (a review's mutation of that walk passed the first version). The
+    /// least of the elements it passed over is checked the same way.
+    @Test("The sweep's sixteen-wide search finds what a plain array's search finds, and the least it passed")
     func dueSecondsSearch() {
         var generator = SplitMix(state: 17)
         for chunkLength in [1, 4, 16, 64, 0] {
@@ -530,10 +645,15 @@ extension RecordTableTests {
                     for limit: UInt32 in [0, 999, 1_000, 1_001, 4_999, 5_000, .max] {
                         let range = start..<(start + length)
                         let expected = plain[range].firstIndex { $0 <= limit }
-                        let found = array.firstIndex(in: range, atMost: limit)
-                        if found != expected {
+                        // The least it passed over: the elements before the one found, or all of the range,
+                        // and the least it was given, one larger than most elements or one smaller.
+                        let given: UInt32 = limit.isMultiple(of: 2) ? 4_000 : 6_000
+                        let expectedLeast = plain[start..<(expected ?? range.upperBound)].reduce(given) { min($0, $1) }
+                        var least = given
+                        let found = array.firstIndex(in: range, atMost: limit, passedLeast: &least)
+                        if found != expected || least != expectedLeast {
                             Issue.record(
-                                "chunks of \(chunkLength): \(range) at most \(limit): \(found as Any), not \(expected as Any)"
+                                "chunks of \(chunkLength): \(range) at most \(limit): \(found as Any) passing \(least), not \(expected as Any) passing \(expectedLeast)"
                             )
                         }
                     }
