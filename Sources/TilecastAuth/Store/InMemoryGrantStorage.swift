@@ -389,14 +389,17 @@ struct InMemoryGrantStorage: Sendable {
         guard !now.timeIntervalSince1970.isNaN else { return 0 }
         var removed = 0
         // Codes first: a redeemed code's due time is its grant's expiry, checked against the grant while
-        // the grant is still there to be read — borrowed, not copied.
-        removed += codes.sweep(at: now, budget: budget, reading: grants) { code, grants in
-            if let redemption = code.redemption, let position = grants.position(of: redemption.grant),
-                grants.withRecord(at: position, { now < $0.expiresAt })
-            {
-                return false
+        // the grant is still there to be read — borrowed, not copied, but lent on the stack, so only to a
+        // sweep that may find a code due.
+        if codes.mayHaveDue(at: now) {
+            removed += codes.sweep(at: now, budget: budget, reading: grants) { code, grants in
+                if let redemption = code.redemption, let position = grants.position(of: redemption.grant),
+                    grants.withRecord(at: position, { now < $0.expiresAt })
+                {
+                    return false
+                }
+                return code.redemption != nil || code.expiresAt <= now
             }
-            return code.redemption != nil || code.expiresAt <= now
         }
         removed += grants.sweep(at: now, budget: budget) { $0.expiresAt <= now }
         removed += refreshTokens.sweep(at: now, budget: budget) { $0.expiresAt <= now }

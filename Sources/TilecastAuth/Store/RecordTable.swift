@@ -272,6 +272,11 @@ struct RecordTable<Record: TableRecord>: Sendable {
 
     // MARK: Sweeping
 
+    /// Whether a record of the table can be due at `now`: if not, a sweep looks at nothing.
+    func mayHaveDue(at now: Date) -> Bool {
+        Self.wholeSeconds(now) >= earliestDueSecond
+    }
+
     /// Looks at up to `budget` records from where the last sweep stopped, wrapping around, and removes
     /// those that `isDue` confirms; returns how many it removed.
     ///
