@@ -14,9 +14,10 @@ import Foundation
 /// Records of each kind sit in a ``RecordTable``. Expired records are removed by sweeping: every write
 /// looks at ``sweepBudgetPerWrite`` records of each table on its way out, removing those that are due,
 /// so memory follows the live set without a pause to sweep everything and without a schedule that costs
-/// memory of its own. A table of `n` records is swept whole every `n / 16` writes, so the records that
-/// are due but not yet removed are at most the number written in that time: a sixteenth of the table
-/// for each record a write adds. A table none of whose records can be due yet — each table keeps a
+/// memory of its own. A table of `n` records is swept whole every `n / 16` writes — up to twice that
+/// when the pass removes records, as each removal moves the last record into its place to be looked at
+/// — so the records that are due but not yet removed are at most the number written in that time: a
+/// sixteenth to an eighth of the table for each record a write adds. A table none of whose records can be due yet — each table keeps a
 /// bound on its earliest due second, ``RecordTable/earliestDueSecond`` — is not looked at, and its sweep
 /// goes on from where it stopped once one can be.
 struct InMemoryGrantStorage: Sendable {

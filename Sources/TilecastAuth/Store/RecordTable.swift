@@ -70,15 +70,18 @@ struct RecordTable<Record: TableRecord>: Sendable {
     private var accounts: AccountGroups?
     /// Where the next sweep starts.
     private(set) var sweepCursor = 0
-    /// No record in the table can come due before this second: the least due second the last whole pass
-    /// of the sweeps left, lowered by every due second written since. While it is in the future, a sweep
-    /// has nothing to find and looks at nothing — the case of almost every write to a table whose
-    /// records last hours — and its cursor waits where it is.
+    /// No record in the table can come due before this second: a bound, not always the least due
+    /// second — it is what the last whole pass of the sweeps kept (``passEarliestDueSecond``), lowered by
+    /// every due second written since. While it is in the future, a sweep has nothing to find and looks
+    /// at nothing — the case of almost every write to a table whose records last hours — and its cursor
+    /// waits where it is.
     private(set) var earliestDueSecond = UInt32.max
-    /// The least due second of this pass: of the records the sweeps passed over and left since the
-    /// cursor last went back to the start, and of every record written, or moved before the cursor,
-    /// since. Every record before the cursor is counted in it, so when the cursor goes back to the start
-    /// it is the least due second in the table, and becomes ``earliestDueSecond``.
+    /// A bound below the due seconds of this pass: the least of the records the sweeps passed over and
+    /// left since the pass began (when the cursor last wrapped round; ``rewindSweep()`` keeps it), and
+    /// of every due second written, or record moved, since. Every record before the cursor is counted in
+    /// it, so when the cursor wraps round it is at most the least due second in the table, and becomes
+    /// ``earliestDueSecond``. It can be lower — a due second written and then moved later, a record
+    /// counted and then removed — which costs one more pass before the table is skipped again.
     private(set) var passEarliestDueSecond = UInt32.max
 
     var count: Int { records.count }
@@ -281,8 +284,10 @@ struct RecordTable<Record: TableRecord>: Sendable {
     /// those that `isDue` confirms; returns how many it removed.
     ///
     /// `isDue` is asked only about records whose due second has come, and decides with the exact time.
-    /// Each record looked at or removed uses one unit of the budget, so a budget of ``count`` looks at
-    /// every record exactly once — unless no record can be due yet (``earliestDueSecond``), when a sweep
+    /// Each record looked at or removed uses one unit of the budget. A removal moves the last record
+    /// into the removed one's place, where the sweep looks at it next — so a record can be looked at
+    /// twice in a pass that wraps round, and going round the whole table can take up to twice its count
+    /// when the pass removes records. While no record can be due yet (``earliestDueSecond``), a sweep
     /// looks at none and its cursor stays where it is.
     mutating func sweep(at now: Date, budget: Int, isDue: (Record) -> Bool) -> Int {
         let nowSeconds = Self.wholeSeconds(now)

@@ -319,6 +319,59 @@ struct RecordTableTests {
         #expect(table.sweepCursor == 0)
     }
 
+    /// Found by review: the docs said a budget of the table's count looks at every record once, but a
+    /// removal moves the last record into the removed one's place, where the sweep looks at it, so a pass
+    /// that wraps round and removes records looks at some twice. The bound the docs now give is twice the
+    /// count: the sixteen due records of thirty-two, passed over once while not yet confirmed due, are all
+    /// removed within four sweeps of sixteen, and not within two.
+    @Test("Going round a table whose pass removes records takes up to twice its count of budget")
+    func aPassThatRemovesTakesUpToTwiceTheCount() {
+        var table = RecordTable<Item>()
+        for id in 0..<32 {
+            let due = Self.base.addingTimeInterval(id < 16 ? 10 : 1_000)
+            table.insert(Item(key: .init(id: id, group: id), value: id, expiresAt: due), dueAt: due)
+        }
+        let now = Self.base.addingTimeInterval(20)
+        _ = table.sweep(at: now, budget: 16) { _ in false }
+        var removedBySweep: [Int] = []
+        for _ in 0..<4 {
+            removedBySweep.append(table.sweep(at: now, budget: 16) { $0.expiresAt <= now })
+        }
+        #expect(removedBySweep.prefix(2).reduce(0, +) < 16)
+        #expect(removedBySweep.reduce(0, +) == 16)
+        #expect(table.records.allSatisfy { $0.expiresAt > now })
+    }
+
+    /// Found by review: the bound a pass keeps can be below the least due second left — here two due
+    /// seconds written and then moved later — and then the next pass, not this one, lets the table be
+    /// skipped.
+    @Test("A bound left low by due seconds moved later is raised by the pass after")
+    func aLowBoundIsRaisedByTheNextPass() {
+        var table = RecordTable<Item>()
+        let base = UInt32(Self.base.timeIntervalSince1970)
+        for id in 0..<2 {
+            let due = Self.base.addingTimeInterval(100)
+            table.insert(Item(key: .init(id: id, group: id), value: id, expiresAt: due), dueAt: due)
+        }
+        for position in 0..<2 {
+            table.setDue(at: position, Self.base.addingTimeInterval(5_000))
+        }
+        let now = Self.base.addingTimeInterval(200)
+        func sweep(_ budget: Int) -> Int { table.sweep(at: now, budget: budget) { $0.expiresAt <= now } }
+        // The first pass: both records looked at, none due.
+        #expect(sweep(2) == 0)
+        // Its wrap keeps what it counted, the seconds written before the move among them.
+        #expect(sweep(1) == 0)
+        #expect(table.earliestDueSecond == base + 100)
+        // The second pass counts only what it passes over, and its wrap raises the bound.
+        #expect(sweep(1) == 0)
+        #expect(sweep(1) == 0)
+        #expect(table.earliestDueSecond == base + 5_000)
+        let cursor = table.sweepCursor
+        #expect(sweep(16) == 0)
+        #expect(table.sweepCursor == cursor, "skipped")
+    }
+
     @Test(
         "Through random writes, moves of due times, removals, rewinds and sweeps, the sweep's bounds stay below every due second and every due record is found",
         arguments: [1, 2, 3]
