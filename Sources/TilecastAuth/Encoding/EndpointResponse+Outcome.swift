@@ -16,10 +16,12 @@ extension EndpointResponse {
             if let credential {
                 capacity += 2 * (SecretKind.encodedLength + 2) + JSONWriter.escapedCapacity(credential.scope.rawValue)
             }
+            // The cookie is not captured for one bit of it: a capture of the optional copies it whole.
+            let authenticated = cookie != nil
             let body = JSONWriter.document(capacity: capacity) { json in
                 json.raw("{\"data\":{")
                 json.name("authenticated")
-                json.bool(cookie != nil)
+                json.bool(authenticated)
                 if let credential {
                     json.raw(",")
                     json.name("credential")
