@@ -35,7 +35,13 @@ let package = Package(
         // The kernel's CSPRNG through its vDSO `getrandom` (Linux 6.11 and later), without a system call;
         // SystemRandomSource falls back to getentropy wherever it is missing.
         .target(name: "CTilecastRandom"),
-        .target(name: "TilecastAuth", dependencies: ["CTilecastSHA256", "CTilecastMemory", "CTilecastRandom"]),
+        // Base64url of a 32-byte secret on SSSE3's byte shuffle where the processor has it; our own C, no
+        // library. TilecastAuth checks once and otherwise runs its portable Swift encoder.
+        .target(name: "CTilecastBase64"),
+        .target(
+            name: "TilecastAuth",
+            dependencies: ["CTilecastSHA256", "CTilecastMemory", "CTilecastRandom", "CTilecastBase64"]
+        ),
         .target(name: "TilecastAuthTesting", dependencies: ["TilecastAuth"]),
         // libpq, PostgreSQL's C client library. Only the trait PostgreSQL brings it in: without the trait,
         // TilecastAuthPostgres compiles to a module that says how to enable it (its sources are `#if PostgreSQL`).
