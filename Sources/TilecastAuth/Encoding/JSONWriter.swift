@@ -48,6 +48,10 @@ struct JSONWriter {
     }
 
     /// Appends `"name":`.
+    ///
+    /// Inlined into each caller, where the name's length is a constant: its copy is then a few moves
+    /// instead of a call of `memcpy`, as is the `":"` after it.
+    @inline(__always)
     mutating func name(_ name: StaticString) {
         append(UInt8(ascii: "\""))
         raw(name)
@@ -55,6 +59,7 @@ struct JSONWriter {
     }
 
     /// Appends `"name":"value"`, preceded by a comma unless it is the object's first member.
+    @inline(__always)
     mutating func member(_ name: StaticString, _ value: String, first: Bool = false) {
         if !first {
             append(UInt8(ascii: ","))
@@ -66,6 +71,7 @@ struct JSONWriter {
     /// Appends `,"name":"token"` for a secret. Its text is the kind's prefix and base64url — minted that
     /// way, or checked for that shape when presented — none of which JSON escapes (RFC 8259 §7), so it is
     /// copied without the scan ``string(_:)`` makes.
+    @inline(__always)
     mutating func member(_ name: StaticString, token: OpaqueToken) {
         append(UInt8(ascii: ","))
         self.name(name)
