@@ -30,14 +30,14 @@ int tilecast_base64url_vector_available(void) {
 // half's 6-bit values whole inside it.
 TILECAST_BASE64_TARGET
 static inline __m128i encode_spread(__m128i spread) {
-    // The first and second values (a's top six bits, and a's last two with b's top four) shifted down to
-    // bytes 0 and 1 of the lane by a high multiplication, the third and fourth shifted up to bytes 2 and 3
-    // by a low one.
-    const __m128i first_two = _mm_mulhi_epu16(_mm_and_si128(spread, _mm_set1_epi32(0x0fc0fc00)),
-                                              _mm_set1_epi32(0x04000040));
-    const __m128i last_two = _mm_mullo_epi16(_mm_and_si128(spread, _mm_set1_epi32(0x003f03f0)),
-                                             _mm_set1_epi32(0x01000010));
-    const __m128i values = _mm_or_si128(first_two, last_two);
+    // The first and third values (a's top six bits; b's last four with c's top two) shifted down to
+    // bytes 0 and 2 of the lane by a high multiplication, the second and fourth (a's last two with b's
+    // top four; c's last six) shifted up to bytes 1 and 3 by a low one.
+    const __m128i first_and_third = _mm_mulhi_epu16(_mm_and_si128(spread, _mm_set1_epi32(0x0fc0fc00)),
+                                                    _mm_set1_epi32(0x04000040));
+    const __m128i second_and_fourth = _mm_mullo_epi16(_mm_and_si128(spread, _mm_set1_epi32(0x003f03f0)),
+                                                      _mm_set1_epi32(0x01000010));
+    const __m128i values = _mm_or_si128(first_and_third, second_and_fourth);
     // The alphabet's five runs: A–Z for 0–25, a–z for 26–51, 0–9 for 52–61, then '-' and '_'. Each value
     // picks its run's entry of a 16-entry table of offsets: 0 for 26–51, 1–12 for 52–63 (one entry each),
     // 13 for 0–25.

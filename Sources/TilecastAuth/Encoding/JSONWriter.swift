@@ -3,9 +3,10 @@
 /// Writes a JSON document into a byte buffer: the few shapes the endpoint answers with, without the cost
 /// of a general-purpose encoder.
 ///
-/// The document is written into a buffer on the stack of a size the caller bounds from what it will
-/// write (``escapedCapacity(_:)``), with no check of uniqueness or growth per byte, and copied once into
-/// an array of its exact size.
+/// The document is written into a temporary buffer of a size the caller bounds from what it will write
+/// (``escapedCapacity(_:)``) — on the stack up to 1 KiB, which every answer of the endpoint fits unless its
+/// scope or message is unusually long, and on the heap past it — with no check of uniqueness or growth per
+/// byte, and copied once into an array of its exact size.
 struct JSONWriter {
     private var output: ByteWriter
 
@@ -26,8 +27,8 @@ struct JSONWriter {
     /// it allocates through the standard library's unspecialized `_allocateBufferUninitialized`, which
     /// looks up the metadata of `_ContiguousArrayStorage<UInt8>` in the runtime's generic cache on every
     /// call — 361 of the 526 instructions of each response's allocation, counted with callgrind. The copy
-    /// of the document from the stack costs a few dozen, and the array from a buffer is allocated by code
-    /// specialized for bytes.
+    /// of the document from the temporary buffer costs a few dozen, and the array from a buffer is
+    /// allocated by code specialized for bytes.
     static func document(capacity: Int, _ write: (inout JSONWriter) -> Void) -> [UInt8] {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: max(capacity, 1)) { buffer in
             var writer = JSONWriter(buffer)
