@@ -222,34 +222,33 @@ struct PostgresTaskExecutorServerTests {
     func connectionWaitIsBounded(cancelled: Bool) async throws {
         let store = try await PostgresTimeoutTests.makeStore(
             maximumConnections: 1,
-            connectionWaitTimeout: cancelled ? .seconds(5) : .milliseconds(300)
+            connectionWaitTimeout: cancelled ? .seconds(60) : .milliseconds(300),
+            statementTimeout: PostgresLatch.holdingStatementTimeout
         )
         defer { store.close() }
         let executor = store.taskExecutor
-        // The watcher is made first: made after the sleep began, its own setup (a schema and its
-        // migrations) can take much of the sleep under ThreadSanitizer on a loaded machine. Held for 4 s: the
-        // sleep may still be seen well after it began, and with 2 s the connection once came free before
-        // the waiter's cancellation, which then read "ok". A waiter that ignored its timeout or
-        // cancellation would still wait past the bound below for the holder.
-        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
-        defer { admin.close() }
-        let holder = Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(4)") }
-        try await admin.waitUntilSleeping(schema: store.configuration.schema)
-        let started = ContinuousClock.now
-        let waiter = Task(executorPreference: executor) {
-            await Self.outcome { _ = try await store.grant(PostgresTimeoutTests.unknownGrant) }
+        let latch = try await PostgresLatch.make()
+        defer { latch.close() }
+        let holder = Task(executorPreference: executor) { try await store.execute(script: latch.holdingScript()) }
+        try await latch.waitUntilHeld(schema: store.configuration.schema)
+        // The holder blocks the executor's one blocking place until the latch opens, which is only once the
+        // waiter has its answer: the waiter's timeout or cancellation ran on the thread that never blocks.
+        // Had it waited for the holder instead, it would have waited for ever, and read "ok" after.
+        let (result, waited) = try await latch.whileClosed {
+            let started = ContinuousClock.now
+            let waiter = Task(executorPreference: executor) {
+                await Self.outcome { _ = try await store.grant(PostgresTimeoutTests.unknownGrant) }
+            }
+            if cancelled {
+                try await Task.sleep(for: .milliseconds(100))
+                waiter.cancel()
+            }
+            return (await waiter.value, ContinuousClock.now - started)
         }
-        if cancelled {
-            try await Task.sleep(for: .milliseconds(100))
-            waiter.cancel()
-        }
-        let result = await waiter.value
-        let waited = ContinuousClock.now - started
         try await holder.value
-        // The holder blocks the executor's one blocking place; the waiter's timeout or cancellation
-        // runs on the thread that never blocks, not after the 4 s sleep.
         #expect(result == (cancelled ? "CancellationError" : "poolTimeout"))
-        #expect(waited < .seconds(1.5), "waited \(waited)")
+        // On time, give or take a loaded machine's delays (1.6–1.9 s for 300 ms under ThreadSanitizer in CI).
+        #expect(waited < .seconds(5), "waited \(waited)")
     }
 
     @Test("A statement of another pool on the same executor cannot take its last thread from a caller in line")
@@ -258,55 +257,70 @@ struct PostgresTaskExecutorServerTests {
         // PostgresRateLimiter's, whose statements run on the same request threads.
         let store = try await PostgresTimeoutTests.makeStore(
             maximumConnections: 1,
-            connectionWaitTimeout: .milliseconds(300)
+            connectionWaitTimeout: .milliseconds(300),
+            statementTimeout: PostgresLatch.holdingStatementTimeout
         )
         defer { store.close() }
-        let other = try await PostgresTimeoutTests.makeStore()
+        let other = try await PostgresTimeoutTests.makeStore(statementTimeout: PostgresLatch.holdingStatementTimeout)
         defer { other.close() }
         let executor = store.taskExecutor
-        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
-        defer { admin.close() }
-        // Made before the sleeps begin (see connectionWaitIsBounded), and they last 4 s: under
-        // ThreadSanitizer in CI, with 2 s and the watcher made after them, the store's connection once came
-        // free before the caller's 300 ms wait ended, which then read "ok".
+        let latch = try await PostgresLatch.make()
+        defer { latch.close() }
         let holders = [
-            Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(4)") },
-            Task(executorPreference: executor) { try await other.execute(script: "SELECT pg_sleep(4)") },
+            Task(executorPreference: executor) { try await store.execute(script: latch.holdingScript()) },
+            Task(executorPreference: executor) { try await other.execute(script: latch.holdingScript()) },
         ]
-        try await admin.waitUntilSleeping(schema: store.configuration.schema)
-        try await admin.waitUntilSleeping(schema: other.configuration.schema)
-        let started = ContinuousClock.now
-        let result = await Task(executorPreference: executor) {
-            await Self.outcome { _ = try await store.grant(PostgresTimeoutTests.unknownGrant) }
-        }.value
-        let waited = ContinuousClock.now - started
+        try await latch.waitUntilHeld(schema: store.configuration.schema)
+        try await latch.waitUntilHeld(schema: other.configuration.schema)
+        // Both holds last until the caller has its answer. Had they blocked the executor's two threads, the
+        // caller's timeout would have waited for one of them: for ever, then "ok".
+        let (result, waited) = try await latch.whileClosed {
+            let started = ContinuousClock.now
+            let result = await Task(executorPreference: executor) {
+                await Self.outcome { _ = try await store.grant(PostgresTimeoutTests.unknownGrant) }
+            }.value
+            return (result, ContinuousClock.now - started)
+        }
         for holder in holders { try await holder.value }
-        // Had both sleeps blocked the executor's two threads, the timeout would have waited for one.
         #expect(result == "poolTimeout")
-        #expect(waited < .seconds(1.5), "waited \(waited)")
+        #expect(waited < .seconds(5), "waited \(waited)")
     }
 
     @Test("On the executor, eight slow operations through one connection: the ones kept waiting are shed on time")
     func backlogIsShed() async throws {
         let store = try await PostgresTimeoutTests.makeStore(
             maximumConnections: 1,
-            connectionWaitTimeout: .milliseconds(300)
+            connectionWaitTimeout: .milliseconds(300),
+            statementTimeout: PostgresLatch.holdingStatementTimeout
         )
         defer { store.close() }
         let executor = store.taskExecutor
+        let latch = try await PostgresLatch.make()
+        defer { latch.close() }
         let started = ContinuousClock.now
-        let results = await withTaskGroup(of: (String, Duration).self) { group in
-            for _ in 0..<8 {
-                group.addTask(executorPreference: executor) {
-                    let result = await Self.outcome { try await store.execute(script: "SELECT pg_sleep(0.5)") }
-                    return (result, ContinuousClock.now - started)
+        // One of the eight gets the connection and holds it until the other seven have their answers: each
+        // of them must give up on its own, none can be served by a connection come free.
+        let results = try await latch.whileClosed {
+            try await withThrowingTaskGroup(of: (String, Duration).self) { group in
+                for _ in 0..<8 {
+                    group.addTask(executorPreference: executor) {
+                        let result = await Self.outcome { try await store.execute(script: latch.holdingScript()) }
+                        return (result, ContinuousClock.now - started)
+                    }
                 }
+                var results: [(String, Duration)] = []
+                for try await result in group {
+                    results.append(result)
+                    if results.count == 7 { try await latch.open() }
+                }
+                return results
             }
-            return await group.reduce(into: []) { $0.append($1) }
         }
-        #expect(results.filter { $0.0 == "ok" }.count >= 1)
-        #expect(results.filter { $0.0 == "poolTimeout" }.count >= 6, "\(results)")
-        #expect(results.allSatisfy { $0.1 < .seconds(2) }, "\(results)")
+        #expect(results.filter { $0.0 == "ok" }.count == 1, "\(results)")
+        #expect(results.filter { $0.0 == "poolTimeout" }.count == 7, "\(results)")
+        // Each of the seven within its 300 ms, give or take a loaded machine's delays; one after another
+        // they would have taken 2.1 s and more.
+        #expect(results.filter { $0.0 == "poolTimeout" }.allSatisfy { $0.1 < .seconds(5) }, "\(results)")
     }
 
     @Test("On the executor, a server that cannot be reached answers every caller within connectionWaitTimeout")
@@ -316,7 +330,7 @@ struct PostgresTaskExecutorServerTests {
             configuration: try PostgresConfiguration(
                 databaseURL: "postgresql:///tilecast?host=/nonexistent-tilecast-socket-directory",
                 maximumConnections: 1,
-                connectionWaitTimeout: .milliseconds(500)
+                connectionWaitTimeout: .seconds(2)
             )
         )
         defer { store.close() }
@@ -330,28 +344,35 @@ struct PostgresTaskExecutorServerTests {
             }
             return await group.reduce(into: []) { $0.append($1) }
         }
-        // Off the executor every caller is answered at about 0.5 s; on it, they must not be answered one
-        // connection wait after another (0.5, 1.0, … 3.0 s).
-        #expect(waits.allSatisfy { $0 < .seconds(1.5) }, "\(waits)")
+        // Off the executor every caller is answered at about 2 s; on it, they must not be answered one
+        // connection wait after another (2, 4, … 12 s). Waits of 2 s leave a loaded machine 4 s of delays
+        // before the bound; with 0.5 s waits and a 1.5 s bound, it had 1 s.
+        #expect(waits.allSatisfy { $0 < .seconds(6) }, "\(waits)")
     }
 
     @Test("While every executor thread waits on the server, tasks elsewhere and timers go on")
     func blockedExecutorHoldsNothingElse() async throws {
-        let store = try await PostgresTimeoutTests.makeStore(maximumConnections: 2)
+        let store = try await PostgresTimeoutTests.makeStore(
+            maximumConnections: 2,
+            statementTimeout: PostgresLatch.holdingStatementTimeout
+        )
         defer { store.close() }
         let executor = store.taskExecutor
-        let admin = try await PostgresTestDatabase.makeStore(clients: [], schema: PostgresTestDatabase.uniqueSchema())
-        defer { admin.close() }
+        let latch = try await PostgresLatch.make()
+        defer { latch.close() }
         let sleepers = (0..<2).map { _ in
-            Task(executorPreference: executor) { try await store.execute(script: "SELECT pg_sleep(3)") }
+            Task(executorPreference: executor) { try await store.execute(script: latch.holdingScript()) }
         }
-        try await admin.waitUntilSleeping(schema: store.configuration.schema, count: 2)
-        let started = ContinuousClock.now
-        try await Task.sleep(for: .milliseconds(20))
-        let elsewhere = await Task { 6 * 7 }.value
-        #expect(elsewhere == 42)
-        // Well before the sleeps end: nothing here waited for an executor thread.
-        #expect(ContinuousClock.now - started < .seconds(2))
+        try await latch.waitUntilHeld(schema: store.configuration.schema, count: 2)
+        // Both executor threads stay blocked until the latch opens, after this timer and task: had either
+        // waited for an executor thread, it would have waited for ever.
+        try await latch.whileClosed {
+            let started = ContinuousClock.now
+            try await Task.sleep(for: .milliseconds(20))
+            let elsewhere = await Task { 6 * 7 }.value
+            #expect(elsewhere == 42)
+            #expect(ContinuousClock.now - started < .seconds(5))
+        }
         for sleeper in sleepers { try await sleeper.value }
         #expect(store.statistics.operationsInPlace == 2)
     }
