@@ -401,6 +401,7 @@ struct PostgresTimeoutTests {
         }
         #expect(try await caller.value == nil)
         #expect(ContinuousClock.now - started > .seconds(1), "it did wait past its deadline for the connection")
+        try await holder.value
         try await cleanup()
     }
 
