@@ -72,7 +72,7 @@ let package = Package(
             name: "TilecastAuthTests",
             dependencies: [
                 "TilecastAuth", "TilecastAuthTesting", "TilecastAuthConformance", "TilecastAuthVerification",
-                "TilecastAuthPostgres",
+                "TilecastAuthPostgres", "TilecastAuthBenchmarks",
             ]
         ),
     ]

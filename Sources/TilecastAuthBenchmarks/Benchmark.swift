@@ -54,26 +54,15 @@ public struct Benchmark: Sendable {
     /// with two concurrent callers at the smallest size.
     ///
     /// The runs are interleaved: round after round, each case is measured once, so a slow minute on a
-    /// shared machine spreads over every case instead of landing on one. `afterRound` runs after each
-    /// round — where the caller measures whatever it compares against, in the same rhythm.
+    /// shared machine spreads over every case instead of landing on one. Within a round an operation's
+    /// store sizes are measured one after the other, so that ``BenchmarkScaling`` can pair them round by
+    /// round. `afterRound` runs after each round — where the caller measures whatever it compares
+    /// against, in the same rhythm.
     public func run(
         progress: (String) -> Void,
         afterRound: (Int) async -> Void = { _ in }
     ) async throws -> [BenchmarkMeasurement] {
-        var cases: [(operation: BenchmarkOperation, size: Int, callers: Int)] = []
-        for size in options.liveGrants {
-            for operation in options.operations {
-                cases.append((operation, size, options.callers))
-            }
-        }
-        if options.parallel, let size = options.liveGrants.first {
-            for callers in options.parallelCallers {
-                for operation in [BenchmarkOperation.codeExchange, .refresh]
-                where options.operations.contains(operation) {
-                    cases.append((operation, size, callers))
-                }
-            }
-        }
+        let cases = Self.cases(options)
 
         var persistentWorlds: [Int: BenchmarkWorld] = [:]
         for size in Set(options.liveGrants) where size > Self.rebuiltSizeLimit {
@@ -111,7 +100,8 @@ public struct Benchmark: Sendable {
                 await world.tearDown()
             }
             let latest = cases.indices.prefix(3).map { index in
-                "\(cases[index].operation.rawValue) \(String(format: "%.2f", samples[index][round].microseconds)) µs"
+                "\(cases[index].operation.rawValue) at \(cases[index].size) "
+                    + "\(String(format: "%.2f", samples[index][round].microseconds)) µs"
             }
             progress("round \(round + 1) of \(options.runs): \(latest.joined(separator: ", ")), …")
             await afterRound(round)
@@ -132,8 +122,27 @@ public struct Benchmark: Sendable {
         }
     }
 
-    /// One run: prepares the inputs untimed, then times `operationsPerRun` operations spread over
-    /// `callers` concurrent tasks. Returns wall-clock microseconds per operation.
+    /// What one round measures, in order: each operation at every store size with one caller (or
+    /// `callers`), its sizes one after the other; then code exchanges and refreshes with each number of
+    /// `parallelCallers` at the smallest size.
+    static func cases(_ options: Options) -> [(operation: BenchmarkOperation, size: Int, callers: Int)] {
+        var cases: [(operation: BenchmarkOperation, size: Int, callers: Int)] = []
+        for operation in options.operations {
+            for size in options.liveGrants {
+                cases.append((operation, size, options.callers))
+            }
+        }
+        if options.parallel, let size = options.liveGrants.first {
+            for callers in options.parallelCallers {
+                for operation in [BenchmarkOperation.codeExchange, .refresh]
+                where options.operations.contains(operation) {
+                    cases.append((operation, size, callers))
+                }
+            }
+        }
+        return cases
+    }
+
     /// One run's figures: µs per operation and, on PostgreSQL, round trips and statements per operation.
     private struct Sample {
         var microseconds: Double

@@ -38,7 +38,11 @@ struct BenchCommand: Subcommand {
 
         Prints a table, then one line per measurement:
           bench op=<operation> grants=<N> callers=<N> median_us=<µs> min_us=<µs> max_us=<µs> runs=<N> ops=<N>
-        and on PostgreSQL also store=postgres round_trips=<per op> statements=<per op>, and
+        and on PostgreSQL also store=postgres round_trips=<per op> statements=<per op>; for each operation
+        measured at more than one store size, how its cost grows (each round measures the sizes one after
+        the other; the median of the rounds' ratios, and the ratio of the medians):
+          bench scaling op=<operation> grants=<N> against=<N> paired_ratio=<×> ratio_of_medians=<×>
+        and on PostgreSQL
           bench postgres_round_trip_us=<µs> postgres_durable_write_us=<µs> postgres_floor_us=<µs>.
         """
 
@@ -424,6 +428,20 @@ struct BenchCommand: Subcommand {
                     + "grown, one write every \(StoreWriteBenchmark.pacedIntervalMicroseconds) µs \(describe(storeWrites.grownPaced))"
             )
         }
+        let scalings = BenchmarkScaling.of(measurements)
+        if !scalings.isEmpty {
+            print(
+                "growth with the store, one caller (the median of the rounds' ratios, each round measuring both "
+                    + "sizes one after the other; the ratio of the medians in brackets):"
+            )
+            for scaling in scalings {
+                print(
+                    "  \(scaling.operation.padding(toLength: 24, withPad: " ", startingAt: 0)) "
+                        + "\(scaling.largeGrants) against \(scaling.smallGrants) grants: "
+                        + String(format: "%.2f× (%.2f×)", scaling.pairedRatio, scaling.ratioOfMedians)
+                )
+            }
+        }
         if let peers {
             print(
                 "\npeers, measured between TilecastAuth's rounds (median µs/op), and TilecastAuth's advantage at \(options.liveGrants.first ?? 0) live grants:"
@@ -454,6 +472,16 @@ struct BenchCommand: Subcommand {
                     " store=postgres round_trips=\(m.roundTripsPerOperation.map(format) ?? "-") statements=\(m.statementsPerOperation.map(format) ?? "-")"
             }
             print(line)
+        }
+        for scaling in scalings {
+            print(
+                "bench scaling op=\(scaling.operation) grants=\(scaling.largeGrants) against=\(scaling.smallGrants) "
+                    + String(
+                        format: "paired_ratio=%.2f ratio_of_medians=%.2f",
+                        scaling.pairedRatio,
+                        scaling.ratioOfMedians
+                    )
+            )
         }
         if let memory {
             print(
