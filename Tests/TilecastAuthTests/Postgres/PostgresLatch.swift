@@ -82,8 +82,16 @@ struct PostgresLatch {
         return result
     }
 
+    /// Opens the latch, if the test has not — a test that threw before ``whileClosed(_:)`` would
+    /// otherwise leave its holds, and their locks, for up to ``longestHold`` — and then closes the
+    /// watcher, in a task of its own: for a `defer`.
     func close() {
-        watcher.close()
+        let watcher = watcher
+        let table = table
+        Task {
+            try? await watcher.execute(script: "UPDATE \(table) SET open = true")
+            watcher.close()
+        }
     }
 }
 #endif

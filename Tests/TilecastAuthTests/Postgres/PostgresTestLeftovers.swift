@@ -31,8 +31,8 @@ final class PostgresTestLeftovers: Sendable {
 
     /// The statements that remove everything recorded: the schemas with all they hold, then each role
     /// with its privileges in this database. Waits for a lock at most `lockTimeout`: a test's backend
-    /// still holding through a latch (PostgresLatch, opened also when the test fails) lets go within
-    /// milliseconds of the test's end, and at most 20 s after it began; a lock held longer than that
+    /// still holding through a latch (PostgresLatch, opened when the test ends, passed or failed) lets go
+    /// within milliseconds of the test's end, and at most 20 s after it began; a lock held longer than that
     /// fails the cleanup, and so the test, rather than hanging the run.
     func removal(lockTimeout: Duration) -> String? {
         let (schemas, roles) = names.withLock { $0 }
