@@ -154,6 +154,8 @@ public struct Benchmark: Sendable {
         values.isEmpty ? nil : BenchmarkMeasurement.median(of: values)
     }
 
+    /// One run: prepares the inputs untimed, then times `operationsPerRun` operations spread over
+    /// `callers` concurrent tasks.
     private func measure(_ operation: BenchmarkOperation, in world: BenchmarkWorld, callers: Int) async throws -> Sample
     {
         let count = options.operationsPerRun
