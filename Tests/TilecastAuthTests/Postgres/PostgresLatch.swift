@@ -86,10 +86,8 @@ struct PostgresLatch {
     /// otherwise leave its holds, and their locks, for up to ``longestHold`` — and then closes the
     /// watcher, in a task of its own: for a `defer`.
     func close() {
-        let watcher = watcher
-        let table = table
         Task {
-            try? await watcher.execute(script: "UPDATE \(table) SET open = true")
+            try? await open()
             watcher.close()
         }
     }
