@@ -10,6 +10,9 @@ public enum PeerBenchmark: Sendable {
         public let library: String
         public var codeExchangeRuns: [Double]
         public var refreshRuns: [Double]
+        /// The benchmark's round after which each run was measured, one for each run of both operations;
+        /// empty when the runs were not measured between rounds.
+        public var rounds: [Int] = []
 
         public var codeExchange: Double { BenchmarkMeasurement.median(of: codeExchangeRuns) }
         public var refresh: Double { BenchmarkMeasurement.median(of: refreshRuns) }
@@ -19,7 +22,36 @@ public enum PeerBenchmark: Sendable {
             var combined = self
             combined.codeExchangeRuns += other.codeExchangeRuns
             combined.refreshRuns += other.refreshRuns
+            combined.rounds += other.rounds
             return combined
+        }
+
+        /// This result as measured after the benchmark's round `round`.
+        public func measured(afterRound round: Int) -> Result {
+            var result = self
+            result.rounds = Array(repeating: round, count: max(codeExchangeRuns.count, refreshRuns.count))
+            return result
+        }
+
+        /// The peer's code exchange against ours (`ours`: our runs, one per round), as the median of the
+        /// rounds' ratios: each of the peer's runs divided by our run of the round it followed. On a
+        /// machine that changes speed between minutes, a ratio of medians can divide a slow minute's figure
+        /// by a fast one's; a ratio within a round compares the same minutes. `nil` when no run pairs.
+        public func pairedCodeExchangeAdvantage(over ours: [Double]) -> Double? {
+            Self.pairedAdvantage(codeExchangeRuns, rounds: rounds, over: ours)
+        }
+
+        /// The peer's refresh against ours, as ``pairedCodeExchangeAdvantage(over:)``.
+        public func pairedRefreshAdvantage(over ours: [Double]) -> Double? {
+            Self.pairedAdvantage(refreshRuns, rounds: rounds, over: ours)
+        }
+
+        private static func pairedAdvantage(_ runs: [Double], rounds: [Int], over ours: [Double]) -> Double? {
+            guard runs.count == rounds.count else { return nil }
+            let ratios = zip(runs, rounds).compactMap { run, round in
+                ours.indices.contains(round) && ours[round] > 0 ? run / ours[round] : nil
+            }
+            return ratios.isEmpty ? nil : BenchmarkMeasurement.median(of: ratios)
         }
     }
 

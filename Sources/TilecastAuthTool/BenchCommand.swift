@@ -189,7 +189,7 @@ struct BenchCommand: Subcommand {
             let callerCounts = [1] + (options.parallel ? options.parallelCallers : [])
             let measurements = try await Benchmark(options: options).run(
                 progress: { print("… \($0)") },
-                afterRound: { [options, databaseURL, only, smoke] _ in
+                afterRound: { [options, databaseURL, only, smoke] round in
                     if onPostgres, !only, let databaseURL,
                         let floor = await Self.postgresFloor(databaseURL: databaseURL, smoke: smoke)
                     {
@@ -212,7 +212,7 @@ struct BenchCommand: Subcommand {
                         opensslRuns.append(openssl)
                     }
                     if let peers, let results = PeerBenchmark.run(script: peers, operations: 20_000, runs: 1) {
-                        for result in results {
+                        for result in results.map({ $0.measured(afterRound: round) }) {
                             peerResults[result.library] = peerResults[result.library]?.adding(result) ?? result
                         }
                     }
@@ -444,22 +444,30 @@ struct BenchCommand: Subcommand {
         }
         if let peers {
             print(
-                "\npeers, measured between TilecastAuth's rounds (median µs/op), and TilecastAuth's advantage at \(options.liveGrants.first ?? 0) live grants:"
+                "\npeers, measured between TilecastAuth's rounds (median µs/op), and TilecastAuth's advantage at \(options.liveGrants.first ?? 0) live grants "
+                    + "(the ratio of the medians; by rounds, the median of each peer run's ratio to ours in the round before it):"
             )
             let ours = Dictionary(
                 measurements.filter { $0.callers == 1 && $0.liveGrants == options.liveGrants.first }.map {
-                    ($0.operation, $0.median)
+                    ($0.operation, $0)
                 },
                 uniquingKeysWith: { a, _ in a }
             )
+            let exchange = ours["code_exchange"]
+            let refresh = ours["refresh"]
+            func ratio(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "-" }
             for peer in peers {
-                let exchangeRatio = ours["code_exchange"].map { peer.codeExchange / $0 } ?? 0
-                let refreshRatio = ours["refresh"].map { peer.refresh / $0 } ?? 0
+                let exchangeRatio = exchange.map { peer.codeExchange / $0.median }
+                let refreshRatio = refresh.map { peer.refresh / $0.median }
+                // The same comparison round by round: each of the peer's runs against ours in the round
+                // it followed, which a machine that changes speed between minutes does not tilt.
+                let pairedExchange = exchange.flatMap { peer.pairedCodeExchangeAdvantage(over: $0.runs) }
+                let pairedRefresh = refresh.flatMap { peer.pairedRefreshAdvantage(over: $0.runs) }
                 print(
-                    "  \(peer.library.padding(toLength: 9, withPad: " ", startingAt: 0)) code exchange \(format(peer.codeExchange)) µs (\(String(format: "%.1f", exchangeRatio))× ours)   refresh \(format(peer.refresh)) µs (\(String(format: "%.1f", refreshRatio))× ours)"
+                    "  \(peer.library.padding(toLength: 9, withPad: " ", startingAt: 0)) code exchange \(format(peer.codeExchange)) µs (\(ratio(exchangeRatio))× ours; \(ratio(pairedExchange))× by rounds)   refresh \(format(peer.refresh)) µs (\(ratio(refreshRatio))× ours; \(ratio(pairedRefresh))× by rounds)"
                 )
                 print(
-                    "peer lib=\(peer.library) code_exchange_us=\(format(peer.codeExchange)) refresh_us=\(format(peer.refresh)) exchange_ratio=\(String(format: "%.1f", exchangeRatio)) refresh_ratio=\(String(format: "%.1f", refreshRatio))"
+                    "peer lib=\(peer.library) code_exchange_us=\(format(peer.codeExchange)) refresh_us=\(format(peer.refresh)) exchange_ratio=\(ratio(exchangeRatio)) refresh_ratio=\(ratio(refreshRatio)) paired_exchange_ratio=\(ratio(pairedExchange)) paired_refresh_ratio=\(ratio(pairedRefresh))"
                 )
             }
         }
