@@ -13,6 +13,9 @@ public enum AccountOperationsBenchmark: Sendable {
     public struct Result: Sendable {
         public var grantsOfAccount: (small: Double, large: Double)
         public var revokeGrants: (small: Double, large: Double)
+        /// The large store against the small one as the median of the runs' ratios (each run times both
+        /// stores interleaved), for `grants(of:)` and for `revokeGrants(of:)`.
+        public var pairedRatios: (grantsOfAccount: Double, revokeGrants: Double)
         /// Grants in the large store.
         public var largeGrants: Int
         /// Runs of each size.
@@ -24,20 +27,31 @@ public enum AccountOperationsBenchmark: Sendable {
     /// revoke.
     public static let operationsPerRun = 500
 
-    /// `runs` runs at each size, alternating: each in a fresh store of a thousand grants, and in one store
-    /// of `largeGrants` grants, built once, on accounts no earlier run touched.
+    /// Operations of one store timed before the other store's turn (``measure(_:)``).
+    static let slice = 50
+
+    /// `runs` runs at each size, each timing both sizes interleaved: a fresh store of a thousand grants,
+    /// and one store of `largeGrants` grants, built once, on accounts no earlier run touched.
     public static func run(largeGrants: Int, runs: Int) async throws -> Result {
         let large = try await store(grants: largeGrants)
         var small: [(list: Double, revoke: Double)] = []
         var largeRuns: [(list: Double, revoke: Double)] = []
         for run in 0..<runs {
-            small.append(try await measure(try await store(grants: 1_000), grants: 1_000, run: 0))
-            largeRuns.append(try await measure(large, grants: largeGrants, run: run))
+            let times = try await measure([
+                (try await store(grants: 1_000), accounts(grants: 1_000, run: 0)),
+                (large, accounts(grants: largeGrants, run: run)),
+            ])
+            small.append(times[0])
+            largeRuns.append(times[1])
         }
         func median(_ values: [Double]) -> Double { BenchmarkMeasurement.median(of: values) }
         return Result(
             grantsOfAccount: (median(small.map(\.list)), median(largeRuns.map(\.list))),
             revokeGrants: (median(small.map(\.revoke)), median(largeRuns.map(\.revoke))),
+            pairedRatios: (
+                median(zip(largeRuns, small).map { $0.list / $1.list }),
+                median(zip(largeRuns, small).map { $0.revoke / $1.revoke })
+            ),
             largeGrants: largeGrants,
             runs: runs
         )
@@ -65,32 +79,44 @@ public enum AccountOperationsBenchmark: Sendable {
         return store
     }
 
-    /// ``operationsPerRun`` listings and as many revocations in `store` of `grants` grants, each of an
-    /// account of its own, spread over the store; run `run` takes the accounts after run `run - 1`'s.
-    private static func measure(
-        _ store: InMemoryGrantStore,
-        grants: Int,
-        run: Int
-    ) async throws -> (list: Double, revoke: Double) {
+    /// The accounts one run lists and revokes in a store of `grants` grants: ``operationsPerRun`` of
+    /// them, each of its own, spread over the store; run `run` takes the accounts after run `run - 1`'s.
+    /// Made before the timing starts, so that the timed loops do only the store's work.
+    private static func accounts(grants: Int, run: Int) -> [AccountID] {
         let accounts = grants / 2
         let operations = min(operationsPerRun, accounts)
         let stride = max(1, accounts / operations)
+        return (0..<operations).map { index in account((index * stride + run) % accounts) }
+    }
+
+    /// Times the listings of each store's accounts and then their revocations, the stores interleaved:
+    /// ``slice`` operations of one, then of the next, the order reversed every other turn, so that a
+    /// change of the machine's speed within the run falls on every store alike. µs per operation, for
+    /// each store in order.
+    private static func measure(
+        _ stores: [(store: InMemoryGrantStore, accounts: [AccountID])]
+    ) async throws -> [(list: Double, revoke: Double)] {
         let now = Date()
-        var begin = DispatchTime.now().uptimeNanoseconds
-        for index in 0..<operations {
-            _ = try await store.grants(of: account((index * stride + run) % accounts))
+        let longest = stores.map(\.accounts.count).max() ?? 0
+        func interleaved(_ operation: (InMemoryGrantStore, AccountID) async throws -> Void) async rethrows -> [Double] {
+            var nanoseconds = [UInt64](repeating: 0, count: stores.count)
+            for (turn, first) in Swift.stride(from: 0, to: longest, by: slice).enumerated() {
+                for position in turn.isMultiple(of: 2) ? Array(stores.indices) : stores.indices.reversed() {
+                    let (store, accounts) = stores[position]
+                    let begin = DispatchTime.now().uptimeNanoseconds
+                    for account in accounts[min(first, accounts.count)..<min(first + slice, accounts.count)] {
+                        try await operation(store, account)
+                    }
+                    nanoseconds[position] += DispatchTime.now().uptimeNanoseconds - begin
+                }
+            }
+            return stores.indices.map { Double(nanoseconds[$0]) / 1_000 / Double(max(1, stores[$0].accounts.count)) }
         }
-        let list = Double(DispatchTime.now().uptimeNanoseconds - begin) / 1_000 / Double(operations)
-        begin = DispatchTime.now().uptimeNanoseconds
-        for index in 0..<operations {
-            _ = try await store.revokeGrants(
-                of: account((index * stride + run) % accounts),
-                reason: .revokedByServer,
-                at: now
-            )
+        let list = try await interleaved { store, account in _ = try await store.grants(of: account) }
+        let revoke = try await interleaved { store, account in
+            _ = try await store.revokeGrants(of: account, reason: .revokedByServer, at: now)
         }
-        let revoke = Double(DispatchTime.now().uptimeNanoseconds - begin) / 1_000 / Double(operations)
-        return (list, revoke)
+        return Array(zip(list, revoke))
     }
 
     private static func account(_ number: Int) -> AccountID {

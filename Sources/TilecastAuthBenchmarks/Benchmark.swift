@@ -55,8 +55,8 @@ public struct Benchmark: Sendable {
     ///
     /// The runs are interleaved: round after round, each case is measured once, so a slow minute on a
     /// shared machine spreads over every case instead of landing on one. Within a round an operation's
-    /// store sizes are measured one after the other, so that ``BenchmarkScaling`` can pair them round by
-    /// round. `afterRound` runs after each round — where the caller measures whatever it compares
+    /// store sizes are all prepared first and then timed one right after the other, so that
+    /// ``BenchmarkScaling`` can pair them round by round. `afterRound` runs after each round — where the caller measures whatever it compares
     /// against, in the same rhythm.
     public func run(
         progress: (String) -> Void,
@@ -81,23 +81,44 @@ public struct Benchmark: Sendable {
 
         var samples = Array(repeating: [Sample](), count: cases.count)
         for round in 0..<options.runs {
-            for (index, measured) in cases.enumerated() {
-                if let persistent = persistentWorlds[measured.size] {
-                    samples[index].append(
-                        try await measure(measured.operation, in: persistent, callers: measured.callers)
-                    )
-                    continue
+            for group in Self.timedTogether(cases) {
+                // Every case of the group is prepared first and then timed one right after the other, so
+                // that the timed loops of an operation's store sizes are adjacent — tens of milliseconds
+                // apart instead of the seconds a preparation takes — and a change of the machine's speed
+                // between them is rare.
+                var prepared: [(index: Int, run: PreparedRun)] = []
+                var freshWorlds: [BenchmarkWorld] = []
+                for index in group {
+                    let measured = cases[index]
+                    let world: BenchmarkWorld
+                    if let persistent = persistentWorlds[measured.size] {
+                        world = persistent
+                    } else {
+                        // Room for the grants this run's inputs add, so the timed loop never waits for a
+                        // dictionary to double.
+                        world = try await BenchmarkWorld(
+                            liveGrants: measured.size,
+                            headroom: 2 * options.operationsPerRun,
+                            store: options.store,
+                            strings: options.strings
+                        )
+                        freshWorlds.append(world)
+                    }
+                    prepared.append((index, try await prepare(measured.operation, in: world)))
                 }
-                // Room for the grants this run's inputs add, so the timed loop never waits for a dictionary
-                // to double.
-                let world = try await BenchmarkWorld(
-                    liveGrants: measured.size,
-                    headroom: 2 * options.operationsPerRun,
-                    store: options.store,
-                    strings: options.strings
-                )
-                samples[index].append(try await measure(measured.operation, in: world, callers: measured.callers))
-                await world.tearDown()
+                if prepared.count > 1, cases[group.lowerBound].callers == 1, options.store == .memory {
+                    let interleaved = try await timeInterleaved(prepared.map(\.run))
+                    for ((index, _), sample) in zip(prepared, interleaved) {
+                        samples[index].append(sample)
+                    }
+                } else {
+                    for (index, run) in prepared {
+                        samples[index].append(try await time(run, callers: cases[index].callers))
+                    }
+                }
+                for world in freshWorlds {
+                    await world.tearDown()
+                }
             }
             let latest = cases.indices.prefix(3).map { index in
                 "\(cases[index].operation.rawValue) at \(cases[index].size) "
@@ -123,7 +144,7 @@ public struct Benchmark: Sendable {
     }
 
     /// What one round measures, in order: each operation at every store size with one caller (or
-    /// `callers`), its sizes one after the other; then code exchanges and refreshes with each number of
+    /// `callers`), its sizes next to each other (they are timed together: ``timedTogether(_:)``); then code exchanges and refreshes with each number of
     /// `parallelCallers` at the smallest size.
     static func cases(_ options: Options) -> [(operation: BenchmarkOperation, size: Int, callers: Int)] {
         var cases: [(operation: BenchmarkOperation, size: Int, callers: Int)] = []
@@ -143,6 +164,24 @@ public struct Benchmark: Sendable {
         return cases
     }
 
+    /// The cases of one round in the groups timed back to back: each run of adjacent cases that differ
+    /// only in store size (one operation's sizes, as ``cases(_:)`` orders them), as indices into `cases`.
+    static func timedTogether(_ cases: [(operation: BenchmarkOperation, size: Int, callers: Int)]) -> [Range<Int>] {
+        var groups: [Range<Int>] = []
+        var start = cases.startIndex
+        while start < cases.endIndex {
+            var end = start + 1
+            while end < cases.endIndex, cases[end].operation == cases[start].operation,
+                cases[end].callers == cases[start].callers
+            {
+                end += 1
+            }
+            groups.append(start..<end)
+            start = end
+        }
+        return groups
+    }
+
     /// One run's figures: µs per operation and, on PostgreSQL, round trips and statements per operation.
     private struct Sample {
         var microseconds: Double
@@ -154,12 +193,16 @@ public struct Benchmark: Sendable {
         values.isEmpty ? nil : BenchmarkMeasurement.median(of: values)
     }
 
-    /// One run: prepares the inputs untimed, then times `operationsPerRun` operations spread over
-    /// `callers` concurrent tasks.
-    private func measure(_ operation: BenchmarkOperation, in world: BenchmarkWorld, callers: Int) async throws -> Sample
-    {
+    /// One run's inputs, prepared untimed, and the world they were prepared in.
+    private struct PreparedRun {
+        var operation: BenchmarkOperation
+        var world: BenchmarkWorld
+        var work: PreparedWork
+    }
+
+    /// Prepares one run of `operation` in `world`: `operationsPerRun` inputs, untimed.
+    private func prepare(_ operation: BenchmarkOperation, in world: BenchmarkWorld) async throws -> PreparedRun {
         let count = options.operationsPerRun
-        let engine = world.engine
         let work: PreparedWork
         switch operation {
         case .codeExchange:
@@ -197,6 +240,50 @@ public struct Benchmark: Sendable {
                 answered: 400
             )
         }
+        return PreparedRun(operation: operation, world: world, work: work)
+    }
+
+    /// Operations timed in one slice of an interleaved group (``timeInterleaved(_:)``).
+    static let interleavedSlice = 500
+
+    /// Times prepared runs of one caller in memory, each a different store size of one operation,
+    /// interleaved: ``interleavedSlice`` operations of each in turn, the order reversed every other
+    /// turn, each run's time the sum of its slices. This machine changes speed within tens of
+    /// milliseconds (a run of 2,000 exchanges, about 12 ms, took 4.5 µs or 9.7 µs an operation from one
+    /// run to the next), so two runs timed one after the other can still fall in different states; slices
+    /// a few milliseconds long, taken in turn, give each size the same mix of them.
+    private func timeInterleaved(_ runs: [PreparedRun]) async throws -> [Sample] {
+        let count = options.operationsPerRun
+        var nanoseconds = [UInt64](repeating: 0, count: runs.count)
+        var answered = [Int](repeating: 0, count: runs.count)
+        var turn = 0
+        for first in stride(from: 0, to: count, by: Self.interleavedSlice) {
+            let slice = first..<min(count, first + Self.interleavedSlice)
+            for position in turn.isMultiple(of: 2) ? Array(runs.indices) : runs.indices.reversed() {
+                let (work, engine) = (runs[position].work, runs[position].world.engine)
+                let start = DispatchTime.now().uptimeNanoseconds
+                answered[position] += await work.perform(slice, on: engine)
+                nanoseconds[position] += DispatchTime.now().uptimeNanoseconds - start
+            }
+            turn += 1
+        }
+        return try runs.indices.map { position in
+            guard answered[position] == count else {
+                throw BenchmarkFailure(
+                    operation: runs[position].operation,
+                    expected: count,
+                    answered: answered[position]
+                )
+            }
+            return Sample(microseconds: Double(nanoseconds[position]) / 1_000 / Double(count))
+        }
+    }
+
+    /// Times one prepared run: its `operationsPerRun` operations spread over `callers` concurrent tasks.
+    private func time(_ run: PreparedRun, callers: Int) async throws -> Sample {
+        let (operation, world, work) = (run.operation, run.world, run.work)
+        let count = options.operationsPerRun
+        let engine = world.engine
         let roundTripsBefore = world.roundTrips
         let statementsBefore = await world.serverStatements()
         let start = DispatchTime.now().uptimeNanoseconds

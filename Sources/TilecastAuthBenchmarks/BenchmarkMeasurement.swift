@@ -35,8 +35,9 @@ public struct BenchmarkMeasurement: Sendable {
 /// smallest, one caller each.
 ///
 /// Two figures. ``ratioOfMedians`` divides the two medians. ``pairedRatio`` divides the two runs of each
-/// round — measured one after the other (``Benchmark/run(progress:afterRound:)``) — and takes the median
-/// of those ratios: a slow stretch of a shared machine that covers both runs of a round cancels out of it,
+/// round — timed together, in memory interleaved in slices (``Benchmark/run(progress:afterRound:)``) —
+/// and takes the median of those ratios: a slow stretch of a shared machine that covers both runs of a
+/// round cancels out of it,
 /// where the medians of two sets of runs may each land on a different side of a machine that alternates
 /// between a fast and a slow state (on 2026-12-04 the code exchange's rounds at 10³ grants were 4.0–4.3 µs
 /// or 6.9–8.0 µs, and its two medians 4.25 and 7.00 µs).

@@ -39,8 +39,9 @@ struct BenchCommand: Subcommand {
         Prints a table, then one line per measurement:
           bench op=<operation> grants=<N> callers=<N> median_us=<µs> min_us=<µs> max_us=<µs> runs=<N> ops=<N>
         and on PostgreSQL also store=postgres round_trips=<per op> statements=<per op>; for each operation
-        measured at more than one store size, how its cost grows (each round measures the sizes one after
-        the other; the median of the rounds' ratios, and the ratio of the medians):
+        measured at more than one store size, how its cost grows (in memory each round times the sizes
+        interleaved, 500 operations of each in turn; the median of the rounds' ratios, and the ratio of
+        the medians):
           bench scaling op=<operation> grants=<N> against=<N> paired_ratio=<×> ratio_of_medians=<×>
         and on PostgreSQL
           bench postgres_round_trip_us=<µs> postgres_durable_write_us=<µs> postgres_floor_us=<µs>.
@@ -409,11 +410,14 @@ struct BenchCommand: Subcommand {
             let (list, revoke) = (accountOperations.grantsOfAccount, accountOperations.revokeGrants)
             print(
                 "one account's operations (two grants each; medians of \(accountOperations.runs) runs of "
-                    + "\(AccountOperationsBenchmark.operationsPerRun)), at 1000 and \(accountOperations.largeGrants) grants: "
+                    + "\(AccountOperationsBenchmark.operationsPerRun), each timing both sizes interleaved), "
+                    + "at 1000 and \(accountOperations.largeGrants) grants: "
                     + "grants(of:) \(format(list.small)) and \(format(list.large)) µs "
-                    + "(\(String(format: "%.2f", list.large / list.small))×), "
+                    + String(format: "(%.2f× by runs, ", accountOperations.pairedRatios.grantsOfAccount)
+                    + "\(String(format: "%.2f", list.large / list.small))× by medians), "
                     + "revokeGrants(of:) \(format(revoke.small)) and \(format(revoke.large)) µs "
-                    + "(\(String(format: "%.2f", revoke.large / revoke.small))×)"
+                    + String(format: "(%.2f× by runs, ", accountOperations.pairedRatios.revokeGrants)
+                    + "\(String(format: "%.2f", revoke.large / revoke.small))× by medians)"
             )
         }
         if let storeWrites {
@@ -431,8 +435,8 @@ struct BenchCommand: Subcommand {
         let scalings = BenchmarkScaling.of(measurements)
         if !scalings.isEmpty {
             print(
-                "growth with the store, one caller (the median of the rounds' ratios, each round measuring both "
-                    + "sizes one after the other; the ratio of the medians in brackets):"
+                "growth with the store, one caller (the median of the rounds' ratios, each round timing the sizes "
+                    + "interleaved, 500 operations of each in turn; the ratio of the medians in brackets):"
             )
             for scaling in scalings {
                 print(
@@ -515,6 +519,11 @@ struct BenchCommand: Subcommand {
                         format: " revoke_grants_small_us=%.3f revoke_grants_large_us=%.3f",
                         revoke.small,
                         revoke.large
+                    )
+                    + String(
+                        format: " grants_of_account_paired_ratio=%.2f revoke_grants_paired_ratio=%.2f",
+                        accountOperations.pairedRatios.grantsOfAccount,
+                        accountOperations.pairedRatios.revokeGrants
                     )
             )
         }

@@ -71,4 +71,43 @@ struct BenchmarkScalingTests {
             ]
         )
     }
+
+    @Test("Store sizes timed interleaved: every operation of every size is timed and gets its answer")
+    func interleavedRunsCountEveryOperation() async throws {
+        var options = Benchmark.Options()
+        options.runs = 2
+        // Not a multiple of the slice, so that the last turn is a shorter one.
+        options.operationsPerRun = Benchmark.interleavedSlice * 2 + 37
+        options.liveGrants = [10, 20]
+        options.operations = [.codeExchange, .refusedExchange, .bearerAuthentication]
+        options.parallel = false
+        var rounds: [Int] = []
+        let measurements = try await Benchmark(options: options).run(
+            progress: { _ in },
+            afterRound: { rounds.append($0) }
+        )
+        #expect(rounds == [0, 1])
+        #expect(
+            measurements.map { "\($0.operation) \($0.liveGrants)" } == [
+                "code_exchange 10", "code_exchange 20", "refused_exchange 10", "refused_exchange 20",
+                "bearer_authentication 10", "bearer_authentication 20",
+            ]
+        )
+        // A run whose operations did not all get their answer throws instead (`BenchmarkFailure`).
+        #expect(measurements.allSatisfy { $0.runs.count == 2 && $0.runs.allSatisfy { $0 > 0 } })
+    }
+
+    @Test("An operation's sizes are timed back to back as one group; each parallel case is a group of its own")
+    func groupsSizesTimedTogether() {
+        var options = Benchmark.Options()
+        options.operations = [.codeExchange, .refresh, .bearerAuthentication]
+        options.liveGrants = [1_000, 100_000, 1_000_000]
+        let groups = Benchmark.timedTogether(Benchmark.cases(options))
+        #expect(groups == [0..<3, 3..<6, 6..<9, 9..<10, 10..<11])
+
+        options.liveGrants = [1_000]
+        options.parallel = false
+        #expect(Benchmark.timedTogether(Benchmark.cases(options)) == [0..<1, 1..<2, 2..<3])
+        #expect(Benchmark.timedTogether([]).isEmpty)
+    }
 }
