@@ -55,6 +55,26 @@ public enum PeerBenchmark: Sendable {
         }
     }
 
+    /// The Python the peers run on: its version and where it is installed, as the virtual environment of
+    /// `shared/bench/run-peers` reports them (`PEER_VENV`, or `~/.cache/tilecast-peer-venv`, which the
+    /// script makes from the first `python3` on the `PATH`); `nil` before the script has made it.
+    ///
+    /// It is part of the result: the same Authlib and oauthlib took 20–25 % longer on a Python built
+    /// without profile-guided and link-time optimisation (pyenv's default build, first on this machine's
+    /// `PATH`) than on Debian's, which has both (`Docs/Performance.md`, "The peers' Python").
+    public static func interpreter() -> (version: String, prefix: String)? {
+        let environment = ProcessInfo.processInfo.environment
+        let venv =
+            environment["PEER_VENV"] ?? (environment["HOME"] ?? NSHomeDirectory()) + "/.cache/tilecast-peer-venv"
+        let script = "import sys; print(sys.version.split()[0], sys.base_prefix)"
+        guard let output = Shell.run(venv + "/bin/python", ["-c", script]) else { return nil }
+        let fields = output.split(separator: " ", maxSplits: 1).map {
+            $0.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+        guard fields.count == 2, !fields[0].isEmpty, !fields[1].isEmpty else { return nil }
+        return (fields[0], fields[1])
+    }
+
     /// Runs the script with `operations` per run and `runs` runs; `nil` when it cannot run.
     public static func run(script: String, operations: Int, runs: Int) -> [Result]? {
         guard let output = Shell.run("/bin/bash", [script, String(operations), String(runs)]) else { return nil }

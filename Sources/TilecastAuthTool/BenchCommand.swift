@@ -460,6 +460,10 @@ struct BenchCommand: Subcommand {
             let exchange = ours["code_exchange"]
             let refresh = ours["refresh"]
             func ratio(_ value: Double?) -> String { value.map { String(format: "%.1f", $0) } ?? "-" }
+            if let python = PeerBenchmark.interpreter() {
+                print("  the peers ran on Python \(python.version) from \(python.prefix)")
+                print("peer python=\(python.version) prefix=\(python.prefix)")
+            }
             for peer in peers {
                 let exchangeRatio = exchange.map { peer.codeExchange / $0.median }
                 let refreshRatio = refresh.map { peer.refresh / $0.median }
