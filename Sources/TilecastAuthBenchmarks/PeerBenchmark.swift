@@ -59,9 +59,9 @@ public enum PeerBenchmark: Sendable {
     /// `shared/bench/run-peers` reports them (`PEER_VENV`, or `~/.cache/tilecast-peer-venv`, which the
     /// script makes from the first `python3` on the `PATH`); `nil` before the script has made it.
     ///
-    /// It is part of the result: the same Authlib and oauthlib took 20–25 % longer on a Python built
-    /// without profile-guided and link-time optimisation (pyenv's default build, first on this machine's
-    /// `PATH`) than on Debian's, which has both (`Docs/Performance.md`, "The peers' Python").
+    /// It is part of the result: the same Authlib and oauthlib took 1.22–1.44 times as long on a default
+    /// pyenv build (first on the `PATH` of the machines of 2026-12-04) as on Debian's Python, run alone
+    /// (`Docs/Performance.md`, "The peers' Python").
     public static func interpreter() -> (version: String, prefix: String)? {
         let environment = ProcessInfo.processInfo.environment
         let venv =

@@ -136,7 +136,9 @@ struct BenchCommand: Subcommand {
         if smoke {
             options.runs = Benchmark.Options.smoke.runs
             options.operationsPerRun = Benchmark.Options.smoke.operationsPerRun
-            options.liveGrants = Benchmark.Options.smoke.liveGrants
+            // In memory two sizes, so that the smoke also runs the interleaved timing and its growth figures.
+            options.liveGrants =
+                options.store == .memory ? [1_000, 2_000] : Benchmark.Options.smoke.liveGrants
             memoryGrants = 2_000
         }
         options.runs = runs ?? options.runs

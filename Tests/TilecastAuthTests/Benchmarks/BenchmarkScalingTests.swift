@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 
+import Synchronization
 import Testing
 
 @testable import TilecastAuthBenchmarks
@@ -95,6 +96,36 @@ struct BenchmarkScalingTests {
         )
         // A run whose operations did not all get their answer throws instead (`BenchmarkFailure`).
         #expect(measurements.allSatisfy { $0.runs.count == 2 && $0.runs.allSatisfy { $0 > 0 } })
+    }
+
+    @Test("Interleaved, each size's time is the sum of its slices; timed alone, one span")
+    func interleavedTimeSumsSlices() async throws {
+        var options = Benchmark.Options()
+        options.runs = 1
+        options.operationsPerRun = Benchmark.interleavedSlice * 2 + 37  // three slices: 500, 500, 37
+        options.operations = [.refusedExchange]
+        options.parallel = false
+        // A clock that moves 1 ms at every reading: a timed span is 1 ms whatever it holds.
+        let readings = Mutex<UInt64>(0)
+        let clock: @Sendable () -> UInt64 = {
+            readings.withLock {
+                $0 += 1_000_000
+                return $0
+            }
+        }
+        let count = Double(options.operationsPerRun)
+
+        options.liveGrants = [10, 20]
+        var interleaved = Benchmark(options: options)
+        interleaved.clock = clock
+        let both = try await interleaved.run(progress: { _ in })
+        // Three slices of each size, 1 ms each.
+        #expect(both.map(\.runs) == [[3_000 / count], [3_000 / count]])
+
+        options.liveGrants = [10]
+        var alone = Benchmark(options: options)
+        alone.clock = clock
+        #expect(try await alone.run(progress: { _ in }).map(\.runs) == [[1_000 / count]])
     }
 
     @Test("An operation's sizes are timed back to back as one group; each parallel case is a group of its own")
