@@ -58,9 +58,10 @@ public struct Benchmark: Sendable {
     ///
     /// The runs are interleaved: round after round, each case is measured once, so a slow minute on a
     /// shared machine spreads over every case instead of landing on one. Within a round an operation's
-    /// store sizes are all prepared first and then timed one right after the other, so that
-    /// ``BenchmarkScaling`` can pair them round by round. `afterRound` runs after each round — where the caller measures whatever it compares
-    /// against, in the same rhythm.
+    /// store sizes are all prepared first and then timed together — in memory with one caller interleaved
+    /// (``timeInterleaved(_:)``) — so that ``BenchmarkScaling`` can pair them round by round.
+    /// `afterRound` runs after each round — where the caller measures whatever it compares against, in the
+    /// same rhythm.
     public func run(
         progress: (String) -> Void,
         afterRound: (Int) async -> Void = { _ in }
@@ -85,10 +86,9 @@ public struct Benchmark: Sendable {
         var samples = Array(repeating: [Sample](), count: cases.count)
         for round in 0..<options.runs {
             for group in Self.timedTogether(cases) {
-                // Every case of the group is prepared first and then timed one right after the other, so
-                // that the timed loops of an operation's store sizes are adjacent — tens of milliseconds
-                // apart instead of the seconds a preparation takes — and a change of the machine's speed
-                // between them is rare.
+                // Every case of the group is prepared first and then timed — in memory with one caller
+                // interleaved (`timeInterleaved`), otherwise one right after the other — so that no
+                // preparation falls between the timed loops of an operation's store sizes.
                 var prepared: [(index: Int, run: PreparedRun)] = []
                 var freshWorlds: [BenchmarkWorld] = []
                 for index in group {
@@ -147,8 +147,8 @@ public struct Benchmark: Sendable {
     }
 
     /// What one round measures, in order: each operation at every store size with one caller (or
-    /// `callers`), its sizes next to each other (they are timed together: ``timedTogether(_:)``); then code exchanges and refreshes with each number of
-    /// `parallelCallers` at the smallest size.
+    /// `callers`), its sizes next to each other (they are timed together: ``timedTogether(_:)``); then
+    /// code exchanges and refreshes with each number of `parallelCallers` at the smallest size.
     static func cases(_ options: Options) -> [(operation: BenchmarkOperation, size: Int, callers: Int)] {
         var cases: [(operation: BenchmarkOperation, size: Int, callers: Int)] = []
         for operation in options.operations {
