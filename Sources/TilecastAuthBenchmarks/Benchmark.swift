@@ -247,7 +247,7 @@ public struct Benchmark: Sendable {
     }
 
     /// Operations timed in one slice of an interleaved group (``timeInterleaved(_:)``).
-    static let interleavedSlice = 500
+    public static let interleavedSlice = 500
 
     /// Times prepared runs of one caller in memory, each a different store size of one operation,
     /// interleaved: ``interleavedSlice`` operations of each in turn, the order reversed every other

@@ -40,8 +40,8 @@ struct BenchCommand: Subcommand {
           bench op=<operation> grants=<N> callers=<N> median_us=<µs> min_us=<µs> max_us=<µs> runs=<N> ops=<N>
         and on PostgreSQL also store=postgres round_trips=<per op> statements=<per op>; for each operation
         measured at more than one store size, how its cost grows (in memory each round times the sizes
-        interleaved, 500 operations of each in turn; the median of the rounds' ratios, and the ratio of
-        the medians):
+        interleaved, \(Benchmark.interleavedSlice) operations of each in turn; the median of the rounds'
+        ratios, and the ratio of the medians):
           bench scaling op=<operation> grants=<N> against=<N> paired_ratio=<×> ratio_of_medians=<×>
         and on PostgreSQL
           bench postgres_round_trip_us=<µs> postgres_durable_write_us=<µs> postgres_floor_us=<µs>.
@@ -438,7 +438,7 @@ struct BenchCommand: Subcommand {
         if !scalings.isEmpty {
             print(
                 "growth with the store, one caller (the median of the rounds' ratios, each round timing the sizes "
-                    + "interleaved, 500 operations of each in turn; the ratio of the medians in brackets):"
+                    + "interleaved, \(Benchmark.interleavedSlice) operations of each in turn; the ratio of the medians in brackets):"
             )
             for scaling in scalings {
                 print(
