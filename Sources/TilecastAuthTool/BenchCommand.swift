@@ -365,6 +365,8 @@ struct BenchCommand: Subcommand {
         func format(_ value: Double) -> String { String(format: "%.2f", value) }
         func pad(_ text: String, _ width: Int) -> String { text.padding(toLength: width, withPad: " ", startingAt: 0) }
         let onPostgres = options.store != .memory
+        // Which machine: the peers' figures change with it far more than ours.
+        print("\n" + MachineDescription.here().outputLine)
         print("\nTilecastAuth, \(options.store.name), µs per operation (median of \(options.runs) runs; min–max):")
         print(
             "operation                 live grants  callers   median      spread           ops/s"
