@@ -5,11 +5,11 @@ import Foundation
 /// Which machine a run measured: its processor, how many processors the process may use, and which boot
 /// of which machine it was.
 ///
-/// The peers' figures change with the machine far more than ours: on the machines of 2026-12-02 and
-/// 12-03 Authlib's exchange took 23–31 µs, and on the one booted on 2026-12-03 at 21:08 UTC it took
-/// 60–116 µs in every run over the nineteen hours it was measured, while ours went from 3.7 to 4.2–7.5 µs
-/// (`Docs/Performance.md`, "Which machine a run measured"). What the page had called a slow hour was that
-/// machine. The boot's identifier tells two runs on one machine from runs on two machines of one kind,
+/// The peers' figures change with the machine far more than ours: in the runs on the machines of
+/// 2026-12-02 and 12-03 Authlib's exchange took 23–41 µs, and on the one booted on 2026-12-03 at 21:08
+/// UTC it took 50–116 µs in every run over the nineteen hours it was measured, while ours took 3.24–5.60
+/// and 4.16–9.35 µs (`Docs/Performance.md`, "Which machine a run measured"). What the page had called a
+/// slow hour was that machine. The boot's identifier tells two runs on one machine from runs on two machines of one kind,
 /// which the processor's name cannot: every one of them reported "AMD EPYC".
 public struct MachineDescription: Sendable, Equatable {
     /// The processor's name (`model name` in `/proc/cpuinfo`), its family and model numbers.

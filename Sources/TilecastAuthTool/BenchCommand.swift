@@ -36,7 +36,9 @@ struct BenchCommand: Subcommand {
                             the package trait PostgreSQL:
                             swift run -c release --traits PostgreSQL tilecast-auth bench --store postgres …
 
-        Prints a table, then one line per measurement:
+        Prints the machine it ran on:
+          bench machine processor="<name>" family=<N> model=<N> processors=<N> boot_id=<id> booted_at=<time>
+        then a table, then one line per measurement:
           bench op=<operation> grants=<N> callers=<N> median_us=<µs> min_us=<µs> max_us=<µs> runs=<N> ops=<N>
         and on PostgreSQL also store=postgres round_trips=<per op> statements=<per op>; for each operation
         measured at more than one store size, how its cost grows (in memory each round times the sizes
