@@ -368,7 +368,8 @@ public final class PostgresGrantStore: GrantStore, Sendable {
                 row throws(PostgresError) in try row.grant()
             }
         }
-        return revoked.sorted { ($0.createdAt, $0.id.rawValue.uuidString) < ($1.createdAt, $1.id.rawValue.uuidString) }
+        // `grants(of:)`'s order, `ORDER BY created_at, id`.
+        return revoked.sorted { $0.createdAt != $1.createdAt ? $0.createdAt < $1.createdAt : $0.id.sortsBefore($1.id) }
     }
 
     public func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {

@@ -433,7 +433,7 @@ extension Grant: TableRecord {
     /// the PostgreSQL store's `ORDER BY created_at, id` — so that both stores list an account's grants alike.
     static func isOlder(_ first: Grant, than second: Grant) -> Bool {
         first.createdAt != second.createdAt
-            ? first.createdAt < second.createdAt : first.id.rawValue.uuidString < second.id.rawValue.uuidString
+            ? first.createdAt < second.createdAt : first.id.sortsBefore(second.id)
     }
 }
 

@@ -967,6 +967,33 @@ struct PostgresOperationsTests {
         #expect(decisions.filter { $0 == .admitted }.count == 10)
         #expect(decisions.filter { if case .limited = $0 { true } else { false } }.count == 40)
     }
+
+    /// The in-memory store lists grants of one instant in the order of their ids' text, comparing their
+    /// bytes (`GrantID.sortsBefore`): PostgreSQL's `ORDER BY created_at, id` on the `uuid` column, and
+    /// the sort of what `revokeGrants(of:)` returns, must agree with it.
+    @Test("An account's grants of one instant are listed and revoked in the order of their ids, as in memory")
+    func grantsOfOneInstantInTheOrderOfTheirIds() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        defer { store.close() }
+        let now = Date(timeIntervalSince1970: (Date().timeIntervalSince1970).rounded(.down))
+        let account: AccountID = "account-one-instant"
+        let texts = [
+            "A0000000-0000-4000-8000-000000000000", "0A000000-0000-4000-8000-000000000000",
+            "9F000000-0000-4000-8000-000000000000", "0A000000-0000-4000-8000-000000000001",
+            "09FFFFFF-FFFF-4FFF-BFFF-FFFFFFFFFFFF",
+        ]
+        var ids: [GrantID] = []
+        for text in texts {
+            var issuance = PostgresTestDatabase.bareIssuance(account: account, at: now)
+            issuance.grant.id = GrantID(rawValue: try #require(UUID(uuidString: text)))
+            #expect(try await store.createGrant(issuance) == .created)
+            ids.append(issuance.grant.id)
+        }
+        let expected = ids.sorted { $0.sortsBefore($1) }
+        #expect(expected.map(\.rawValue.uuidString) == texts.sorted())
+        #expect(try await store.grants(of: account).map(\.id) == expected)
+        #expect(try await store.revokeGrants(of: account, reason: .signedOut, at: now).map(\.id) == expected)
+    }
 }
 
 extension PostgresGrantStore {

@@ -325,6 +325,31 @@ extension InMemoryGrantStoreTests {
         #expect(try await store.grant(shared) == nil)
     }
 
+    /// Grants created at the same instant are listed in the order of their ids' text, as the PostgreSQL
+    /// store's `ORDER BY created_at, id` lists them — by comparing the ids' bytes, not their formatted text.
+    @Test("An account's grants of one instant are listed and revoked in the order of their ids' text")
+    func grantsOfOneInstantInTheOrderOfTheirIds() async throws {
+        let now = Date(timeIntervalSince1970: 1_800_000_000)
+        let texts = [
+            "A0000000-0000-4000-8000-000000000000", "0A000000-0000-4000-8000-000000000000",
+            "9F000000-0000-4000-8000-000000000000", "0A000000-0000-4000-8000-000000000001",
+            "09FFFFFF-FFFF-4FFF-BFFF-FFFFFFFFFFFF",
+        ]
+        let ids = try texts.map { GrantID(rawValue: try #require(UUID(uuidString: $0))) }
+        let store = InMemoryGrantStore(clients: Harness.clients)
+        for id in ids {
+            #expect(try await store.createGrant(Self.bareGrant(id, createdAt: now, lifetime: 3_600)) == .created)
+        }
+        let earlier = GrantID(rawValue: UUID())
+        let created = try await store.createGrant(
+            Self.bareGrant(earlier, createdAt: now.addingTimeInterval(-1), lifetime: 3_600)
+        )
+        #expect(created == .created)
+        let expected = [earlier] + ids.sorted { $0.rawValue.uuidString < $1.rawValue.uuidString }
+        #expect(try await store.grants(of: Harness.account).map(\.id) == expected)
+        #expect(try await store.revokeGrants(of: Harness.account, reason: .signedOut, at: now).map(\.id) == expected)
+    }
+
     // MARK: Shared strings
 
     @Test(
