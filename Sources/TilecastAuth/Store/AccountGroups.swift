@@ -115,12 +115,16 @@ struct AccountGroups: Sendable {
     /// position as soon as it is known, so that the record's cache line can be on its way while the list
     /// is followed: in a large table each link and each record is a miss of its own, and the next link
     /// does not wait for the record, only for the link before it.
+    /// `tag` is ``tag(of:)`` of `account`, for a caller that looks the account up in more than one table.
     func positions(
         of account: AccountID,
+        tag: UInt32? = nil,
         accountAt: (Int) -> AccountID?,
         prefetchRecord: (Int) -> Void = { _ in }
     ) -> [Int] {
-        guard var position = head(of: account, tag: Self.tag(of: account), accountAt: accountAt) else { return [] }
+        guard var position = head(of: account, tag: tag ?? Self.tag(of: account), accountAt: accountAt) else {
+            return []
+        }
         var positions = [position]
         while links[position].next != Self.none {
             position = Int(links[position].next)
@@ -131,7 +135,14 @@ struct AccountGroups: Sendable {
         return positions
     }
 
-    private static func tag(of account: AccountID) -> UInt32 {
+    /// Brings the index bucket where the account with `tag` would be found into the cache; see
+    /// ``TableIndex/prefetch(tag:)``.
+    func prefetchHead(tag: UInt32) {
+        heads.prefetch(tag: tag)
+    }
+
+    /// What the index files `account` under: its hash, the same in every table of one process.
+    static func tag(of account: AccountID) -> UInt32 {
         UInt32(truncatingIfNeeded: account.hashValue)
     }
 }

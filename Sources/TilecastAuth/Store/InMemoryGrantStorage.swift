@@ -281,6 +281,11 @@ struct InMemoryGrantStorage: Sendable {
     }
 
     mutating func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) -> [Grant] {
+        // Both tables' index buckets of the account asked for at once, to arrive while the revocation is
+        // recorded: in a large store each is a cache miss, and the lists start from them.
+        let tag = AccountGroups.tag(of: account)
+        codes.prefetchPositions(ofAccountTagged: tag)
+        grants.prefetchPositions(ofAccountTagged: tag)
         if let previous = accountRevocations[account], previous >= now {
             // A later revocation is already recorded, and its removal already scheduled.
         } else {
@@ -288,12 +293,13 @@ struct InMemoryGrantStorage: Sendable {
             revocationExpiries.schedule(account, at: Self.revocationRetention(from: now))
         }
         // The account's own records only, through the tables' lists by account.
-        let unredeemed = codes.positions(of: account).map { codes[position: $0] }.filter { $0.redemption == nil }
+        let unredeemed = codes.positions(of: account, tag: tag).map { codes[position: $0] }
+            .filter { $0.redemption == nil }
         for code in unredeemed {
             codes.remove(code.key)
         }
         var revoked: [Grant] = []
-        for position in grants.positions(of: account) where grants[position: position].isLive(at: now) {
+        for position in grants.positions(of: account, tag: tag) where grants[position: position].isLive(at: now) {
             revoked.append(
                 grants.modify(at: position) {
                     $0.revocation = Grant.Revocation(revokedAt: now, reason: reason)

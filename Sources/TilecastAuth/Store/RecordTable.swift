@@ -158,13 +158,19 @@ struct RecordTable<Record: TableRecord>: Sendable {
 
     /// The positions of `account`'s records, reading no other record; empty for a table that does not
     /// list its records by account.
-    func positions(of account: AccountID) -> [Int] {
+    func positions(of account: AccountID, tag: UInt32? = nil) -> [Int] {
         accounts?.positions(
             of: account,
+            tag: tag,
             accountAt: { records.withElement(at: $0) { $0.listingAccount } },
             prefetchRecord: records.prefetch
         )
             ?? []
+    }
+
+    /// Brings the index bucket of `account`'s list, by its ``AccountGroups/tag(of:)``, into the cache.
+    func prefetchPositions(ofAccountTagged tag: UInt32) {
+        accounts?.prefetchHead(tag: tag)
     }
 
     // MARK: Writing
