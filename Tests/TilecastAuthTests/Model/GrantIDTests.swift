@@ -8,8 +8,12 @@ import Testing
 
 struct GrantIDTests {
     /// Ids that differ in one byte only, at each end, and across the digits' jump from `9` to `A` (a byte
-    /// `0x09` against `0x0A`, and `0x9F` against `0xA0`), where a comparison of the wrong digits would show.
+    /// `0x09` against `0x0A`, and `0x9F` against `0xA0`), where a comparison of the wrong digits would show;
+    /// and across `0x7F` and `0x80` at the start of either half, where a signed comparison would (a version 4
+    /// id's ninth byte is always `0x80`–`0xBF`, so random ids never show it).
     static let neighbours: [(String, String)] = [
+        ("7FFFFFFF-FFFF-4FFF-BFFF-FFFFFFFFFFFF", "80000000-0000-4000-8000-000000000000"),
+        ("00000000-0000-4000-7FFF-FFFFFFFFFFFF", "00000000-0000-4000-8000-000000000000"),
         ("00000000-0000-4000-8000-000000000000", "00000000-0000-4000-8000-000000000001"),
         ("09000000-0000-4000-8000-000000000000", "0A000000-0000-4000-8000-000000000000"),
         ("9F000000-0000-4000-8000-000000000000", "A0000000-0000-4000-8000-000000000000"),
