@@ -368,8 +368,8 @@ public final class PostgresGrantStore: GrantStore, Sendable {
                 row throws(PostgresError) in try row.grant()
             }
         }
-        // `grants(of:)`'s order, `ORDER BY created_at, id`.
-        return revoked.sorted { $0.createdAt != $1.createdAt ? $0.createdAt < $1.createdAt : $0.id.sortsBefore($1.id) }
+        // `grants(of:)`'s order, `ORDER BY created_at, id`, which is the in-memory store's.
+        return revoked.sorted(by: Grant.isOlder)
     }
 
     public func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {

@@ -71,4 +71,12 @@ public struct Grant: Hashable, Sendable {
     public func isLive(at now: Date) -> Bool {
         revocation == nil && now < expiresAt
     }
+
+    /// The order in which the stores list an account's grants (``GrantStore/grants(of:)``) and return
+    /// those they revoke: oldest first, grants created at the same instant in the order of their ids'
+    /// text — the PostgreSQL store's `ORDER BY created_at, id` — so that both stores list them alike.
+    package static func isOlder(_ first: Grant, than second: Grant) -> Bool {
+        first.createdAt != second.createdAt
+            ? first.createdAt < second.createdAt : first.id.sortsBefore(second.id)
+    }
 }

@@ -115,6 +115,7 @@ struct AccountGroups: Sendable {
     /// position as soon as it is known, so that the record's cache line can be on its way while the list
     /// is followed: in a large table each link and each record is a miss of its own, and the next link
     /// does not wait for the record, only for the link before it.
+    ///
     /// `tag` is ``tag(of:)`` of `account`, for a caller that looks the account up in more than one table.
     func positions(
         of account: AccountID,

@@ -434,13 +434,6 @@ extension Grant: TableRecord {
     var key: GrantID { id }
     var listingAccount: AccountID? { account }
     static var isListedByAccount: Bool { true }
-
-    /// Oldest first, grants created at the same instant in the order of their ids' text — the order of
-    /// the PostgreSQL store's `ORDER BY created_at, id` — so that both stores list an account's grants alike.
-    static func isOlder(_ first: Grant, than second: Grant) -> Bool {
-        first.createdAt != second.createdAt
-            ? first.createdAt < second.createdAt : first.id.sortsBefore(second.id)
-    }
 }
 
 extension RefreshToken: TableRecord {
