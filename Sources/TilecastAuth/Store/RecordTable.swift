@@ -133,7 +133,14 @@ struct RecordTable<Record: TableRecord>: Sendable {
 
     /// The position of the record with `key`, if there is one.
     func position(of key: Record.Key) -> Int? {
-        index.position(tag: Self.tag(of: key)) { records.withElement(at: $0) { $0.key == key } }
+        Self.position(of: key, index: index, records: records)
+    }
+
+    /// ``position(of:)`` with the index and the records passed in: a closure that captured `self` — the
+    /// whole table, 312 bytes — had it copied onto the stack for every lookup (eight a refresh), where
+    /// capturing the records alone takes their 64.
+    private static func position(of key: Record.Key, index: TableIndex, records: ChunkedArray<Record>) -> Int? {
+        index.position(tag: tag(of: key)) { records.withElement(at: $0) { $0.key == key } }
     }
 
     /// Brings the index bucket where `key` would be found into the cache; see ``TableIndex/prefetch(tag:)``.

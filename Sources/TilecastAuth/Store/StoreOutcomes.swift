@@ -30,7 +30,11 @@ public enum RefreshRotation: Hashable, Sendable {
     case rotated
     /// The grant's current token was not the expected one — another request rotated it first. Nothing
     /// was written; `current` is the presented token and its grant as they are now.
-    case superseded(current: RefreshTokenLookup)
+    ///
+    /// Indirect: the lookup is 288 bytes, and held inline it made every rotation's outcome that size, copied
+    /// whole each time it is returned or passed on; boxed, the outcome is one word, and only this rare
+    /// answer allocates.
+    indirect case superseded(current: RefreshTokenLookup)
     /// The grant is revoked or past its absolute expiry. Nothing was written.
     case grantNotLive
     /// No refresh token has the presented digest. Nothing was written.
