@@ -40,7 +40,39 @@ extension SecretDigest: TableKey {
     var tableTag: UInt32 { words.w1 }
 }
 
-extension GrantID: TableKey {}
+extension GrantID: TableKey {
+    /// The id's sixteen bytes mixed into 32 bits by two full-width multiplies keyed per process, where
+    /// `hashValue` ran SipHash-1-3 over them: a refresh places its grant by id twice, and SipHash was about
+    /// a fiftieth of it. A grant's id is a version 4 UUID the server mints from the OS CSPRNG, never chosen
+    /// by a client, so the mix needs to spread ids, not to withstand someone choosing them.
+    ///
+    /// Each half is masked with a key, and the two are multiplied to 128 bits: every bit of the product's
+    /// high half draws on every bit of both factors, so ids that differ only in bytes that land in a
+    /// half's top bits — big-endian counters read as little-endian words, which sank an earlier fold
+    /// (`Docs/Performance.md`, "A grant's place without SipHash") — still differ there. The product's
+    /// halves folded together are multiplied again, keyed, and the top 32 bits of that fold, which place
+    /// the id in the index, draw on all of it.
+    var tableTag: UInt32 {
+        let (first, second) = withUnsafeBytes(of: rawValue.uuid) {
+            ($0.loadUnaligned(fromByteOffset: 0, as: UInt64.self), $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self))
+        }
+        let key = grantTagKey
+        let product = (first ^ key.first).multipliedFullWidth(by: second ^ key.second)
+        let spread = (product.high ^ product.low ^ key.third).multipliedFullWidth(by: 0x9E37_79B9_7F4A_7C15)
+        return UInt32(truncatingIfNeeded: (spread.high ^ spread.low) >> 32)
+    }
+}
+
+/// The keys of ``GrantID``'s table tag: from `Hasher`, so that they are random per process as every hash
+/// is, and fixed when the process asks for deterministic hashing (`SWIFT_DETERMINISTIC_HASHING`).
+private let grantTagKey: (first: UInt64, second: UInt64, third: UInt64) = {
+    func word(_ salt: UInt64) -> UInt64 {
+        var hasher = Hasher()
+        hasher.combine(salt)
+        return UInt64(truncatingIfNeeded: hasher.finalize())
+    }
+    return (word(1), word(2), word(3))
+}()
 
 /// The records of one kind, packed in a dense array and found by key through an open-addressing index.
 ///

@@ -482,10 +482,11 @@ struct RecordTableTests {
         }
     }
 
-    /// The store places a grant by the 32 bits of its id's `hashValue`. A faster fold of the UUID's two
-    /// halves was tried (`8645fb7`): a review found it put ids of the shard-and-sequence shape on a few
-    /// hundred tags — 512 for 99,840 ids — and this test, which then covered only the first two shapes,
-    /// passing on it.
+    /// The store places a grant by a keyed mix of its id's bytes (`GrantID.tableTag`). An earlier fold of
+    /// the UUID's two halves (`8645fb7`, reverted) put ids of the shard-and-sequence shape on a few hundred
+    /// tags — 512 for 99,840 ids — and this test, which then covered only the first two shapes, passed on
+    /// it; it fails on that fold every time. The tag's keys are random per process, so each run checks
+    /// the shapes under other keys.
     @Test("A grant id's tag spreads ids a caller builds itself", arguments: GrantIDShape.allCases)
     func grantIDTagsSpread(shape: GrantIDShape) {
         let count = 4_096
