@@ -64,7 +64,10 @@ extension GrantID: TableKey {
 }
 
 /// The keys of ``GrantID``'s table tag: from `Hasher`, so that they are random per process as every hash
-/// is, and fixed when the process asks for deterministic hashing (`SWIFT_DETERMINISTIC_HASHING`).
+/// is, and fixed when the process asks for deterministic hashing (`SWIFT_DETERMINISTIC_HASHING`) — as
+/// SipHash's seed then is, so that ids built against the known keys (a half equal to a key, say) collide
+/// under either. Three keys, not one: with one key for both halves, ids whose halves are swapped would
+/// share a tag.
 private let grantTagKey: (first: UInt64, second: UInt64, third: UInt64) = {
     func word(_ salt: UInt64) -> UInt64 {
         var hasher = Hasher()

@@ -457,6 +457,13 @@ struct RecordTableTests {
         /// halves vary, in the bytes that land in the top bits of each half when it is read as a
         /// little-endian word.
         case shardAndSequence
+        /// Two small numbers under 64, one in the first byte of each half and every other byte zero: the
+        /// ids come in mirrored pairs, each half of one the other half of its twin, which a mix that keyed
+        /// both halves alike would tag alike (found by review).
+        case mirroredHalves
+        /// A time-ordered id in the shape of RFC 9562's version 7: a big-endian count of milliseconds in
+        /// the first six bytes, then the version.
+        case millisecondsFirst
 
         var testDescription: String { rawValue }
 
@@ -476,6 +483,12 @@ struct RecordTableTests {
                 case .shardAndSequence:
                     write(UInt16(number / 64), at: 6)
                     write(UInt16(number % 64), at: 14)
+                case .mirroredHalves:
+                    raw.initializeMemory(as: UInt8.self, repeating: 0)
+                    raw[0] = UInt8(number / 64)
+                    raw[8] = UInt8(number % 64)
+                case .millisecondsFirst:
+                    write(UInt64(1_800_000_000_000 + number) << 16 | 0x7000, at: 0)
                 }
             }
             return GrantID(rawValue: UUID(uuid: bytes))
