@@ -172,7 +172,7 @@ struct RecordTable<Record: TableRecord>: Sendable {
     }
 
     /// ``position(of:)`` with the index and the records passed in: a closure that captured `self` — the
-    /// whole table, 312 bytes — had it copied onto the stack for every lookup (eight a refresh), where
+    /// whole table, 312 bytes — had it copied onto the stack for every lookup (six a refresh), where
     /// capturing the records alone takes their 64.
     private static func position(of key: Record.Key, index: TableIndex, records: ChunkedArray<Record>) -> Int? {
         index.position(tag: tag(of: key)) { records.withElement(at: $0) { $0.key == key } }
