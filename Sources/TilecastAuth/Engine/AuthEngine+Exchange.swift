@@ -1,5 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 
+#if canImport(FoundationEssentials)
+import FoundationEssentials
+#else
+import Foundation
+#endif
+
 extension AuthEngine {
     /// Answers one request to `POST /api/v1/oauth/ios-session`.
     ///
@@ -15,130 +21,300 @@ extension AuthEngine {
     /// Drives an ``ExchangeStateMachine`` to its answer: performs each action against the backends, feeds
     /// the result back, and reports what happened to the observer. The machine's actions carry everything
     /// the call needs — the records to store, with the secrets it minted — so the driver decides nothing.
+    ///
+    /// An action goes to the in-memory component where the engine has it, in place
+    /// (``performInPlace(_:on:peerAddress:)``), and through the component's protocol otherwise, one
+    /// `await` each (``performSuspending(_:on:peerAddress:)``). Only this loop and the second are `async`:
+    /// an `async` function keeps its locals in a frame the task allocates, and the loop that held every
+    /// action's case had a frame of 33,264 bytes, allocated and written across on every request.
     func exchange(_ request: EndpointRequest) async -> ExchangeOutcome {
         var machine = ExchangeStateMachine(request: request, settings: settings, now: timeSource.now())
-        let now = machine.now
         var action = machine.start()
         while true {
-            // Consumed, so that each case takes its payload over instead of copying it — an account's
-            // string, a rotation's object — while the action it came from waits to be replaced; every case
-            // sets the next action or returns.
-            switch consume action {
-            case .admit(let key):
-                do {
-                    let decision = try await admit(key, at: now)
-                    if case .limited(let seconds) = decision {
-                        report(.rateLimited(key: key, retryAfterSeconds: seconds))
-                    }
-                    action = machine.admitted(decision)
-                } catch {
-                    action = failed(.admitAttempt, error, &machine)
-                }
-
-            case .loadCode(let digest):
-                do {
-                    action = machine.codeLoaded(try await authorizationCode(digest))
-                } catch {
-                    action = failed(.loadCode, error, &machine)
-                }
-
-            case .loadRefreshToken(let digest):
-                do {
-                    action = machine.refreshTokenLoaded(try await refreshToken(digest))
-                } catch {
-                    action = failed(.loadRefreshToken, error, &machine)
-                }
-
-            case .checkAccount(let account):
-                do {
-                    action = machine.accountChecked(try await status(of: account))
-                } catch {
-                    action = failed(.accountStatus, error, &machine)
-                }
-
-            case .redeemCode(let redemption):
-                do {
-                    // The issuance is read where the redemption holds it: a local copy would retain each of
-                    // its strings and release them again.
-                    let outcome = try await redeemCode(redemption, at: now)
-                    if case .redeemed = outcome {
-                        report(
-                            .grantCreated(
-                                grant: redemption.issuance.grant.id,
-                                client: redemption.issuance.grant.client,
-                                account: redemption.issuance.grant.account
-                            )
-                        )
-                        report(.sessionStarted(grant: redemption.issuance.grant.id))
-                    }
-                    action = machine.codeRedeemed(outcome)
-                } catch {
-                    action = failed(.redeemCode, error, &machine)
-                }
-
-            case .rotateRefreshToken(let rotation):
-                do {
-                    let outcome = try await rotate(rotation, at: now)
-                    if case .rotated = outcome {
-                        report(.refreshTokenRotated(grant: rotation.successor.grant))
-                    }
-                    action = machine.refreshTokenRotated(outcome)
-                } catch {
-                    action = failed(.rotateRefreshToken, error, &machine)
-                }
-
-            case .rotateRefreshTokenStartingSession(let rotation):
-                guard let session = rotation.startingSession else {
-                    preconditionFailure("a rotation starting a session without one")
-                }
-                do {
-                    let outcome = try await rotate(rotation, startingSession: session, at: now)
-                    if case .rotated = outcome {
-                        report(.refreshTokenRotated(grant: rotation.successor.grant))
-                        report(.sessionStarted(grant: session.grant))
-                    }
-                    action = machine.refreshTokenRotatedStartingSession(outcome)
-                } catch {
-                    action = failed(.rotateRefreshTokenStartingSession, error, &machine)
-                }
-
-            case .replaceSession(let session):
-                do {
-                    let outcome = try await replaceSession(with: session, at: now)
-                    if case .replaced = outcome {
-                        report(.sessionStarted(grant: session.grant))
-                    } else {
-                        report(.sessionStartFailed(grant: session.grant))
-                    }
-                    action = machine.sessionReplaced(outcome)
-                } catch {
-                    report(.sessionStartFailed(grant: session.grant))
-                    action = failed(.replaceSession, error, &machine)
-                }
-
-            case .revokeGrant(let grant, let reason):
-                if reason == .codeReplayed {
-                    report(.codeReplayDetected(grant: grant, peerAddress: request.peerAddress))
-                } else if reason == .refreshTokenReused {
-                    report(.refreshTokenReuseDetected(grant: grant, peerAddress: request.peerAddress))
-                }
-                do {
-                    let outcome = try await revokeGrant(grant, reason: reason, at: now)
-                    if case .revoked = outcome {
-                        report(.grantRevoked(grant: grant, reason: reason))
-                    }
-                    action = machine.grantRevoked(outcome)
-                } catch {
-                    action = failed(.revokeGrant, error, &machine)
-                }
-
-            case .respond(let outcome):
+            action = performInPlace(action, on: &machine, peerAddress: request.peerAddress)
+            if case .respond(let outcome) = action {
                 if case .refused(let error) = outcome {
                     report(.requestRefused(error, peerAddress: request.peerAddress))
                 }
                 return outcome
             }
+            action = await performSuspending(action, on: &machine, peerAddress: request.peerAddress)
         }
+    }
+
+    /// Performs actions on the in-memory components, feeding each result back, until the machine answers
+    /// or asks for a component the engine has only through its protocol; returns that action.
+    ///
+    /// Each case takes its payload over — `action` is consumed — and sets the next action or returns.
+    private func performInPlace(
+        _ action: consuming ExchangeStateMachine.Action,
+        on machine: inout ExchangeStateMachine,
+        peerAddress: String?
+    ) -> ExchangeStateMachine.Action {
+        let now = machine.now
+        while true {
+            switch consume action {
+            case .admit(let key):
+                guard let limiter = inMemoryRateLimiter else { return .admit(key) }
+                action = admitted(limiter.admitNow(key, at: now), key: key, &machine)
+
+            case .loadCode(let digest):
+                guard let memory = inMemoryStore else { return .loadCode(digest) }
+                action = machine.codeLoaded(memory.authorizationCodeNow(digest))
+
+            case .loadRefreshToken(let digest):
+                guard let memory = inMemoryStore else { return .loadRefreshToken(digest) }
+                action = machine.refreshTokenLoaded(memory.refreshTokenNow(digest))
+
+            case .checkAccount(let account):
+                guard let directory = inMemoryAccounts else { return .checkAccount(account) }
+                action = machine.accountChecked(directory.statusNow(of: account))
+
+            case .redeemCode(let redemption):
+                guard let memory = inMemoryStore else { return .redeemCode(redemption) }
+                do {
+                    let outcome = try memory.redeemCodeNow(redemption.code, issuing: redemption.issuance, at: now)
+                    action = redeemed(outcome, redemption, &machine)
+                } catch {
+                    action = failed(.redeemCode, error, &machine)
+                }
+
+            case .rotateRefreshToken(let rotation):
+                guard let memory = inMemoryStore else { return .rotateRefreshToken(rotation) }
+                do {
+                    let outcome = try memory.rotateRefreshTokenNow(rotation, startingSession: nil, at: now)
+                    action = rotated(outcome, rotation, &machine)
+                } catch {
+                    action = failed(.rotateRefreshToken, error, &machine)
+                }
+
+            case .rotateRefreshTokenStartingSession(let rotation):
+                guard let memory = inMemoryStore else { return .rotateRefreshTokenStartingSession(rotation) }
+                let session = Self.startingSession(of: rotation)
+                do {
+                    let outcome = try memory.rotateRefreshTokenNow(rotation, startingSession: session, at: now)
+                    action = rotatedStartingSession(outcome, rotation, session, &machine)
+                } catch {
+                    action = failed(.rotateRefreshTokenStartingSession, error, &machine)
+                }
+
+            case .replaceSession(let session):
+                guard let memory = inMemoryStore else { return .replaceSession(session) }
+                do {
+                    let outcome = try memory.replaceSessionNow(of: session.grant, with: session, at: now)
+                    action = replaced(outcome, session, &machine)
+                } catch {
+                    action = failedToReplace(session, error, &machine)
+                }
+
+            case .revokeGrant(let grant, let reason):
+                guard let memory = inMemoryStore else { return .revokeGrant(grant, reason) }
+                reportRevoking(grant, because: reason, peerAddress: peerAddress)
+                action = revoked(memory.revokeGrantNow(grant, reason: reason, at: now), grant, reason, &machine)
+
+            case .respond(let outcome):
+                return .respond(outcome)
+            }
+        }
+    }
+
+    /// Performs one action through its component's protocol and feeds the result back; returns the
+    /// machine's next action. Never given `.respond`, which ``exchange(_:)`` answers itself.
+    @inline(never)
+    private func performSuspending(
+        _ action: consuming ExchangeStateMachine.Action,
+        on machine: inout ExchangeStateMachine,
+        peerAddress: String?
+    ) async -> ExchangeStateMachine.Action {
+        let now = machine.now
+        switch consume action {
+        case .admit(let key):
+            do {
+                return admitted(try await rateLimiter.admit(key, at: now), key: key, &machine)
+            } catch {
+                return failed(.admitAttempt, error, &machine)
+            }
+
+        case .loadCode(let digest):
+            do {
+                return machine.codeLoaded(try await store.authorizationCode(digest))
+            } catch {
+                return failed(.loadCode, error, &machine)
+            }
+
+        case .loadRefreshToken(let digest):
+            do {
+                return machine.refreshTokenLoaded(try await store.refreshToken(digest))
+            } catch {
+                return failed(.loadRefreshToken, error, &machine)
+            }
+
+        case .checkAccount(let account):
+            do {
+                return machine.accountChecked(try await accounts.status(of: account))
+            } catch {
+                return failed(.accountStatus, error, &machine)
+            }
+
+        case .redeemCode(let redemption):
+            do {
+                // The issuance is read where the redemption holds it: a local copy would retain each of
+                // its strings and release them again.
+                let outcome = try await store.redeemCode(redemption.code, issuing: redemption.issuance, at: now)
+                return redeemed(outcome, redemption, &machine)
+            } catch {
+                return failed(.redeemCode, error, &machine)
+            }
+
+        case .rotateRefreshToken(let rotation):
+            do {
+                let outcome = try await store.rotateRefreshToken(
+                    rotation.presented,
+                    replacing: rotation.current,
+                    successor: rotation.successor,
+                    accessToken: rotation.accessToken,
+                    at: now
+                )
+                return rotated(outcome, rotation, &machine)
+            } catch {
+                return failed(.rotateRefreshToken, error, &machine)
+            }
+
+        case .rotateRefreshTokenStartingSession(let rotation):
+            let session = Self.startingSession(of: rotation)
+            do {
+                let outcome = try await store.rotateRefreshToken(
+                    rotation.presented,
+                    replacing: rotation.current,
+                    successor: rotation.successor,
+                    accessToken: rotation.accessToken,
+                    startingSession: session,
+                    at: now
+                )
+                return rotatedStartingSession(outcome, rotation, session, &machine)
+            } catch {
+                return failed(.rotateRefreshTokenStartingSession, error, &machine)
+            }
+
+        case .replaceSession(let session):
+            do {
+                return replaced(
+                    try await store.replaceSession(of: session.grant, with: session, at: now),
+                    session,
+                    &machine
+                )
+            } catch {
+                return failedToReplace(session, error, &machine)
+            }
+
+        case .revokeGrant(let grant, let reason):
+            reportRevoking(grant, because: reason, peerAddress: peerAddress)
+            do {
+                return revoked(try await store.revokeGrant(grant, reason: reason, at: now), grant, reason, &machine)
+            } catch {
+                return failed(.revokeGrant, error, &machine)
+            }
+
+        case .respond(let outcome):
+            return .respond(outcome)
+        }
+    }
+}
+
+// MARK: Results
+
+/// What the driver does with each action's result, wherever the action was performed: report it to the
+/// observer and feed it to the machine.
+extension AuthEngine {
+    private func admitted(
+        _ decision: RateLimitDecision,
+        key: RateLimitKey,
+        _ machine: inout ExchangeStateMachine
+    ) -> ExchangeStateMachine.Action {
+        if case .limited(let seconds) = decision {
+            report(.rateLimited(key: key, retryAfterSeconds: seconds))
+        }
+        return machine.admitted(decision)
+    }
+
+    private func redeemed(
+        _ outcome: CodeRedemption,
+        _ redemption: PlannedRedemption,
+        _ machine: inout ExchangeStateMachine
+    ) -> ExchangeStateMachine.Action {
+        if case .redeemed = outcome {
+            let grant = redemption.issuance.grant
+            report(.grantCreated(grant: grant.id, client: grant.client, account: grant.account))
+            report(.sessionStarted(grant: grant.id))
+        }
+        return machine.codeRedeemed(outcome)
+    }
+
+    private func rotated(
+        _ outcome: RefreshRotation,
+        _ rotation: PlannedRotation,
+        _ machine: inout ExchangeStateMachine
+    ) -> ExchangeStateMachine.Action {
+        if case .rotated = outcome {
+            report(.refreshTokenRotated(grant: rotation.successor.grant))
+        }
+        return machine.refreshTokenRotated(outcome)
+    }
+
+    private func rotatedStartingSession(
+        _ outcome: RefreshRotation?,
+        _ rotation: PlannedRotation,
+        _ session: StudioSession,
+        _ machine: inout ExchangeStateMachine
+    ) -> ExchangeStateMachine.Action {
+        if case .rotated = outcome {
+            report(.refreshTokenRotated(grant: rotation.successor.grant))
+            report(.sessionStarted(grant: session.grant))
+        }
+        return machine.refreshTokenRotatedStartingSession(outcome)
+    }
+
+    private func replaced(
+        _ outcome: SessionReplacement,
+        _ session: StudioSession,
+        _ machine: inout ExchangeStateMachine
+    ) -> ExchangeStateMachine.Action {
+        if case .replaced = outcome {
+            report(.sessionStarted(grant: session.grant))
+        } else {
+            report(.sessionStartFailed(grant: session.grant))
+        }
+        return machine.sessionReplaced(outcome)
+    }
+
+    private func failedToReplace(
+        _ session: StudioSession,
+        _ error: any Error,
+        _ machine: inout ExchangeStateMachine
+    ) -> ExchangeStateMachine.Action {
+        report(.sessionStartFailed(grant: session.grant))
+        return failed(.replaceSession, error, &machine)
+    }
+
+    /// Reports the replay or reuse that demands a grant's revocation, before it is asked for.
+    private func reportRevoking(_ grant: GrantID, because reason: RevocationReason, peerAddress: String?) {
+        if reason == .codeReplayed {
+            report(.codeReplayDetected(grant: grant, peerAddress: peerAddress))
+        } else if reason == .refreshTokenReused {
+            report(.refreshTokenReuseDetected(grant: grant, peerAddress: peerAddress))
+        }
+    }
+
+    private func revoked(
+        _ outcome: GrantRevocation,
+        _ grant: GrantID,
+        _ reason: RevocationReason,
+        _ machine: inout ExchangeStateMachine
+    ) -> ExchangeStateMachine.Action {
+        if case .revoked = outcome {
+            report(.grantRevoked(grant: grant, reason: reason))
+        }
+        return machine.grantRevoked(outcome)
     }
 
     /// Reports a backend failure and lets the machine decide the answer.
@@ -149,5 +325,13 @@ extension AuthEngine {
     ) -> ExchangeStateMachine.Action {
         report(.backendFailed(operation: operation, error: error))
         return machine.backendFailed(operation)
+    }
+
+    /// The session a rotation asked to start with it: the machine plans one for that action only.
+    private static func startingSession(of rotation: PlannedRotation) -> StudioSession {
+        guard let session = rotation.startingSession else {
+            preconditionFailure("a rotation starting a session without one")
+        }
+        return session
     }
 }
