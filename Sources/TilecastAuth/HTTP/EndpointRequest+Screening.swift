@@ -8,16 +8,20 @@ extension EndpointRequest {
 
     /// The refusal for a request whose transport is wrong — a browser origin, the media type, the size —
     /// or `nil` when the body may be parsed.
-    func screeningError(configuration: EngineConfiguration) -> EndpointError? {
+    ///
+    /// Given the two settings it reads (``EngineConfiguration/allowedOrigins`` and
+    /// ``EngineConfiguration/maximumBodyBytes``), not the configuration: passed the configuration, it was
+    /// given a copy of all 216 bytes of it on every request.
+    func screeningError(allowedOrigins: Set<String>, maximumBodyBytes: Int) -> EndpointError? {
         let screened = ScreenedFields(headers)
-        if !screened.isAllowedOrigin(configuration: configuration) {
+        if !screened.isAllowedOrigin(allowedOrigins) {
             return EndpointError(.crossOriginRequest)
         }
         if !screened.hasJSONContentType {
             return EndpointError(.unsupportedMediaType)
         }
-        if body.count > configuration.maximumBodyBytes {
-            return EndpointError(.bodyTooLarge(limit: configuration.maximumBodyBytes))
+        if body.count > maximumBodyBytes {
+            return EndpointError(.bodyTooLarge(limit: maximumBodyBytes))
         }
         return nil
     }
@@ -54,16 +58,16 @@ private struct ScreenedFields {
         }
     }
 
-    /// Whether the request is not a browser request from an origin the configuration does not allow.
+    /// Whether the request is not a browser request from an origin outside `allowedOrigins`.
     ///
     /// The endpoint sets a session cookie for whoever calls it, and browsers store cookies set in
     /// responses to cross-site requests that reach the server, so a page could sign its visitor into
     /// Studio as the attacker (login CSRF, RFC 6749 §10.12). Browsers send `Origin` on every `POST`
     /// (RFC 6454 §7, Fetch); the native app sends none. `Sec-Fetch-Site` is checked as well, for a
     /// user agent that reports the site but not the origin.
-    func isAllowedOrigin(configuration: EngineConfiguration) -> Bool {
+    func isAllowedOrigin(_ allowedOrigins: Set<String>) -> Bool {
         if let firstOrigin {
-            return originCount == 1 && configuration.allowedOrigins.contains(firstOrigin)
+            return originCount == 1 && allowedOrigins.contains(firstOrigin)
         }
         return sitesAreOwn
     }

@@ -178,7 +178,10 @@ struct ExchangeStateMachine {
         // it where it lies; through `self`, each call was given a copy of its own (found with uprobes on
         // the configuration's value witness), retaining each of its strings and sets and releasing them.
         let settings = self.settings
-        if let error = request.screeningError(configuration: settings.configuration) {
+        if let error = request.screeningError(
+            allowedOrigins: settings.configuration.allowedOrigins,
+            maximumBodyBytes: settings.configuration.maximumBodyBytes
+        ) {
             return refuse(error.reason)
         }
         let parsed: ExchangeRequest

@@ -324,6 +324,10 @@ struct RecordTable<Record: TableRecord>: Sendable {
     // MARK: Sweeping
 
     /// Whether a record of the table can be due at `now`: if not, a sweep looks at nothing.
+    ///
+    /// Always inlined: called on a table held in a store being written, as a function of its own it was
+    /// given a copy of the whole table (312 bytes, a `memcpy` on every write) to read one field of.
+    @inline(__always)
     func mayHaveDue(at now: Date) -> Bool {
         Self.wholeSeconds(now) >= earliestDueSecond
     }
