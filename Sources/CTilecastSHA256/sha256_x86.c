@@ -75,6 +75,22 @@ static inline void compress(__m128i *abef, __m128i *cdgh, const uint8_t *block) 
     *cdgh = _mm_add_epi32(state1, saved_cdgh);
 }
 
+// The digest, A…H, from the instructions' layout: each word in a lane of its own.
+TILECAST_SHA_TARGET
+static inline void store_digest(uint32_t digest[8], __m128i abef, __m128i cdgh) {
+    uint32_t lanes[8];
+    _mm_storeu_si128((__m128i *)lanes, abef);      // F, E, B, A
+    _mm_storeu_si128((__m128i *)(lanes + 4), cdgh); // H, G, D, C
+    digest[0] = lanes[3];
+    digest[1] = lanes[2];
+    digest[2] = lanes[7];
+    digest[3] = lanes[6];
+    digest[4] = lanes[1];
+    digest[5] = lanes[0];
+    digest[6] = lanes[5];
+    digest[7] = lanes[4];
+}
+
 TILECAST_SHA_TARGET
 void tilecast_sha256_hardware_hash(const uint8_t *bytes, size_t count, uint32_t digest[8]) {
     // H(0), §5.3.3, as {A, B, E, F} and {C, D, G, H} (lanes listed from the highest).
@@ -104,21 +120,116 @@ void tilecast_sha256_hardware_hash(const uint8_t *bytes, size_t count, uint32_t 
         compress(&abef, &cdgh, tail + 64);
     }
 
-    // Back to A…H, each word in a lane of its own.
-    uint32_t lanes[8];
-    _mm_storeu_si128((__m128i *)lanes, abef);      // F, E, B, A
-    _mm_storeu_si128((__m128i *)(lanes + 4), cdgh); // H, G, D, C
-    digest[0] = lanes[3];
-    digest[1] = lanes[2];
-    digest[2] = lanes[7];
-    digest[3] = lanes[6];
-    digest[4] = lanes[1];
-    digest[5] = lanes[0];
-    digest[6] = lanes[5];
-    digest[7] = lanes[4];
+    store_digest(digest, abef, cdgh);
     // Nothing of the input is left behind on the stack.
     memset(tail, 0, sizeof tail);
     __asm__ __volatile__("" : : "r"(tail) : "memory");
+}
+
+// Two or three messages of one block each, hashed together: the rounds of one compression wait on the
+// latency of SHA256RNDS2 (each pair of rounds needs the previous pair's result), so a lone hash leaves
+// the unit idle most of the time; the independent compressions of other messages fill it. On the CI
+// machine (AMD EPYC, Zen 4) three hashes of 47 bytes take 83 ns together against 73 ns each alone.
+//
+// `count` is a constant at every call below, so each loop over the messages is unrolled.
+TILECAST_SHA_TARGET
+static inline void compress_together(
+    __m128i abef[3], __m128i cdgh[3], const uint8_t *const blocks[3], const int count
+) {
+    const __m128i big_endian = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
+    __m128i state0[3], state1[3], schedule[3][4], message[3];
+    for (int m = 0; m < count; m++) {
+        state0[m] = abef[m];
+        state1[m] = cdgh[m];
+    }
+    for (int group = 0; group < 16; group++) {
+        const __m128i constants = _mm_load_si128((const __m128i *)(round_constants + 4 * group));
+        for (int m = 0; m < count; m++) {
+            __m128i words;
+            if (group < 4) {
+                words = _mm_shuffle_epi8(_mm_loadu_si128((const __m128i *)(blocks[m] + 16 * group)), big_endian);
+            } else {
+                __m128i sum = _mm_sha256msg1_epu32(schedule[m][group & 3], schedule[m][(group + 1) & 3]);
+                sum = _mm_add_epi32(
+                    sum, _mm_alignr_epi8(schedule[m][(group + 3) & 3], schedule[m][(group + 2) & 3], 4)
+                );
+                words = _mm_sha256msg2_epu32(sum, schedule[m][(group + 3) & 3]);
+            }
+            schedule[m][group & 3] = words;
+            message[m] = _mm_add_epi32(words, constants);
+        }
+        for (int m = 0; m < count; m++) {
+            state1[m] = _mm_sha256rnds2_epu32(state1[m], state0[m], message[m]);
+        }
+        for (int m = 0; m < count; m++) {
+            message[m] = _mm_shuffle_epi32(message[m], 0x0E);
+        }
+        for (int m = 0; m < count; m++) {
+            state0[m] = _mm_sha256rnds2_epu32(state0[m], state1[m], message[m]);
+        }
+    }
+    for (int m = 0; m < count; m++) {
+        abef[m] = _mm_add_epi32(state0[m], abef[m]);
+        cdgh[m] = _mm_add_epi32(state1[m], cdgh[m]);
+    }
+}
+
+// The one padded block (§5.1.1) of a message of at most 55 bytes.
+static inline void pad_single_block(uint8_t block[64], const uint8_t *bytes, size_t count) {
+    memset(block, 0, 64);
+    if (count > 0) {
+        memcpy(block, bytes, count);
+    }
+    block[count] = 0x80;
+    const uint64_t bit_length = (uint64_t)count * 8;
+    for (int index = 0; index < 8; index++) {
+        block[63 - index] = (uint8_t)(bit_length >> (8 * index));
+    }
+}
+
+TILECAST_SHA_TARGET
+static inline void hash_single_blocks(
+    const uint8_t *const messages[3], const size_t counts[3], uint32_t *const digests[3], const int count
+) {
+    uint8_t padded[3 * 64] __attribute__((aligned(16)));
+    const uint8_t *blocks[3];
+    __m128i abef[3], cdgh[3];
+    for (int m = 0; m < count; m++) {
+        pad_single_block(padded + 64 * m, messages[m], counts[m]);
+        blocks[m] = padded + 64 * m;
+        abef[m] = _mm_set_epi32(0x6a09e667, 0xbb67ae85, 0x510e527f, 0x9b05688c);
+        cdgh[m] = _mm_set_epi32(0x3c6ef372, 0xa54ff53a, 0x1f83d9ab, 0x5be0cd19);
+    }
+    compress_together(abef, cdgh, blocks, count);
+    for (int m = 0; m < count; m++) {
+        store_digest(digests[m], abef[m], cdgh[m]);
+    }
+    // Nothing of the inputs is left behind on the stack.
+    memset(padded, 0, sizeof padded);
+    __asm__ __volatile__("" : : "r"(padded) : "memory");
+}
+
+TILECAST_SHA_TARGET
+void tilecast_sha256_hardware_hash_short2(
+    const uint8_t *first, size_t first_count, uint32_t first_digest[8],
+    const uint8_t *second, size_t second_count, uint32_t second_digest[8]
+) {
+    const uint8_t *const messages[3] = {first, second, NULL};
+    const size_t counts[3] = {first_count, second_count, 0};
+    uint32_t *const digests[3] = {first_digest, second_digest, NULL};
+    hash_single_blocks(messages, counts, digests, 2);
+}
+
+TILECAST_SHA_TARGET
+void tilecast_sha256_hardware_hash_short3(
+    const uint8_t *first, size_t first_count, uint32_t first_digest[8],
+    const uint8_t *second, size_t second_count, uint32_t second_digest[8],
+    const uint8_t *third, size_t third_count, uint32_t third_digest[8]
+) {
+    const uint8_t *const messages[3] = {first, second, third};
+    const size_t counts[3] = {first_count, second_count, third_count};
+    uint32_t *const digests[3] = {first_digest, second_digest, third_digest};
+    hash_single_blocks(messages, counts, digests, 3);
 }
 
 #else
@@ -129,6 +240,26 @@ void tilecast_sha256_hardware_hash(const uint8_t *bytes, size_t count, uint32_t 
     (void)bytes;
     (void)count;
     (void)digest;
+    __builtin_trap();
+}
+
+void tilecast_sha256_hardware_hash_short2(
+    const uint8_t *first, size_t first_count, uint32_t first_digest[8],
+    const uint8_t *second, size_t second_count, uint32_t second_digest[8]
+) {
+    (void)first, (void)first_count, (void)first_digest;
+    (void)second, (void)second_count, (void)second_digest;
+    __builtin_trap();
+}
+
+void tilecast_sha256_hardware_hash_short3(
+    const uint8_t *first, size_t first_count, uint32_t first_digest[8],
+    const uint8_t *second, size_t second_count, uint32_t second_digest[8],
+    const uint8_t *third, size_t third_count, uint32_t third_digest[8]
+) {
+    (void)first, (void)first_count, (void)first_digest;
+    (void)second, (void)second_count, (void)second_digest;
+    (void)third, (void)third_count, (void)third_digest;
     __builtin_trap();
 }
 

@@ -19,4 +19,16 @@ int tilecast_sha256_hardware_available(void);
 /// `tilecast_sha256_hardware_available()` returned 1.
 void tilecast_sha256_hardware_hash(const uint8_t *bytes, size_t count, uint32_t digest[8]);
 
+// Two or three messages of at most 55 bytes each (one block once padded), hashed together: the
+// digests of tilecast_sha256_hardware_hash of each, in about the time of one.
+void tilecast_sha256_hardware_hash_short2(
+    const uint8_t *first, size_t first_count, uint32_t first_digest[8],
+    const uint8_t *second, size_t second_count, uint32_t second_digest[8]
+);
+void tilecast_sha256_hardware_hash_short3(
+    const uint8_t *first, size_t first_count, uint32_t first_digest[8],
+    const uint8_t *second, size_t second_count, uint32_t second_digest[8],
+    const uint8_t *third, size_t third_count, uint32_t third_digest[8]
+);
+
 #endif

@@ -18,7 +18,12 @@ enum PKCE {
     /// Whether `verifier` answers `challenge` (RFC 7636 §4.6). Only an S256 challenge can be answered; the
     /// digests are compared in constant time.
     static func verify(_ verifier: JSONText, against challenge: CodeChallenge?) -> Bool {
+        verify(verifierDigest: verifier.withBytes { SHA256.hash($0) }, against: challenge)
+    }
+
+    /// ``verify(_:against:)`` for a verifier already hashed: `verifierDigest` is `SHA256(code_verifier)`.
+    static func verify(verifierDigest: SHA256Words, against challenge: CodeChallenge?) -> Bool {
         guard let expected = challenge?.s256Digest else { return false }
-        return ConstantTime.equals(verifier.withBytes { SHA256.hash($0) }, expected)
+        return ConstantTime.equals(verifierDigest, expected)
     }
 }

@@ -60,6 +60,98 @@ package enum SHA256 {
         )
     }
 
+    /// The longest message that is one block once padded (FIPS 180-4 §5.1.1: the message, a `1` bit and
+    /// a 64-bit length fill at most 64 bytes) — the most each message of ``hashTogether(_:_:)`` may be.
+    package static let singleBlockMessageLimit = 55
+
+    /// The digests of two messages of at most ``singleBlockMessageLimit`` bytes each: on the SHA
+    /// instructions both are hashed in one pass, about the time of one, since a lone hash waits on the
+    /// latency of each pair of rounds.
+    package static func hashTogether(
+        _ first: UnsafeRawBufferPointer,
+        _ second: UnsafeRawBufferPointer
+    ) -> (SHA256Words, SHA256Words) {
+        precondition(
+            first.count <= singleBlockMessageLimit && second.count <= singleBlockMessageLimit,
+            "hashed together, each message fits one block"
+        )
+        guard implementation == .hardware else { return (portableHash(first), portableHash(second)) }
+        var digests = DigestLanes()
+        withUnsafeMutableBytes(of: &digests.words) { words in
+            let out = words.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            tilecast_sha256_hardware_hash_short2(
+                first.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                first.count,
+                out,
+                second.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                second.count,
+                out + 8
+            )
+        }
+        return (digests[0], digests[1])
+    }
+
+    /// The digests of three messages of at most ``singleBlockMessageLimit`` bytes each, in one pass on
+    /// the SHA instructions (see ``hashTogether(_:_:)``).
+    package static func hashTogether(
+        _ first: UnsafeRawBufferPointer,
+        _ second: UnsafeRawBufferPointer,
+        _ third: UnsafeRawBufferPointer
+    ) -> (SHA256Words, SHA256Words, SHA256Words) {
+        precondition(
+            first.count <= singleBlockMessageLimit && second.count <= singleBlockMessageLimit
+                && third.count <= singleBlockMessageLimit,
+            "hashed together, each message fits one block"
+        )
+        guard implementation == .hardware else {
+            return (portableHash(first), portableHash(second), portableHash(third))
+        }
+        var digests = DigestLanes()
+        withUnsafeMutableBytes(of: &digests.words) { words in
+            let out = words.baseAddress!.assumingMemoryBound(to: UInt32.self)
+            tilecast_sha256_hardware_hash_short3(
+                first.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                first.count,
+                out,
+                second.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                second.count,
+                out + 8,
+                third.baseAddress?.assumingMemoryBound(to: UInt8.self),
+                third.count,
+                out + 16
+            )
+        }
+        return (digests[0], digests[1], digests[2])
+    }
+
+    /// Room for three digests as the C functions write them: eight words each, one after another (a
+    /// homogeneous tuple is laid out as a C array).
+    private struct DigestLanes {
+        var words:
+            (
+                UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
+                UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32,
+                UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32
+            ) = (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+        subscript(digest: Int) -> SHA256Words {
+            withUnsafeBytes(of: words) { words in
+                let word = words.bindMemory(to: UInt32.self)
+                let first = digest * 8
+                return SHA256Words(
+                    w0: word[first],
+                    w1: word[first + 1],
+                    w2: word[first + 2],
+                    w3: word[first + 3],
+                    w4: word[first + 4],
+                    w5: word[first + 5],
+                    w6: word[first + 6],
+                    w7: word[first + 7]
+                )
+            }
+        }
+    }
+
     /// SHA-256 in portable Swift.
     package static func portableHash(_ bytes: UnsafeRawBufferPointer) -> SHA256Words {
         var state = SHA256Words.initial

@@ -33,35 +33,54 @@ public struct OpaqueToken: Sendable {
     /// Calls `body` with the secret's text as bytes, for writers that copy it straight into their
     /// output (the response body, the `Set-Cookie` value) without making a `String` of it.
     func withUnredactedBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
-        try withUnsafeBytes(of: text.storage) { storage in
-            try body(UnsafeRawBufferPointer(rebasing: storage[0..<SecretKind.encodedLength]))
-        }
+        try text.withBytes(body)
     }
 
     /// Mints a fresh secret of `kind`, reading its 32 random bytes from `randomSource` in one request.
     public static func mint(_ kind: SecretKind, using randomSource: some RandomSource) -> OpaqueToken {
-        let length = SecretKind.encodedLength
-        // The buffers' own bounds are checked in debug builds only: the text must fit its storage. Both
-        // sides are constants, so the check costs nothing at run time.
-        precondition(length <= MemoryLayout<Text>.size, "a secret's text outgrew OpaqueToken's inline storage")
-        var text = Text()
-        let digest = withUnsafeMutableBytes(of: &text.storage) { output in
-            withUnsafeTemporaryAllocation(byteCount: SecretKind.randomByteCount, alignment: 8) { random in
-                randomSource.fill(random)
-                var index = 0
-                for byte in kind.prefix.utf8 {
-                    output[index] = byte
-                    index += 1
-                }
-                // The storage is typed as words; bound to bytes only while the encoder writes them.
-                UnsafeMutableRawBufferPointer(rebasing: output[index..<length]).withMemoryRebound(to: UInt8.self) {
-                    Base64URL.encode(UnsafeRawBufferPointer(random), into: $0)
-                }
-                random.initializeMemory(as: UInt8.self, repeating: 0)
-                return SHA256.hash(UnsafeRawBufferPointer(rebasing: output[0..<length]))
+        let text = Text(minting: kind, using: randomSource)
+        return OpaqueToken(kind: kind, text: text, digest: text.withBytes { SecretDigest(words: SHA256.hash($0)) })
+    }
+
+    /// Mints two fresh secrets, `first`'s random bytes read from `randomSource` before `second`'s, and
+    /// hashes them together (``SHA256/hashTogether(_:_:)``): the two digests in about the time of one.
+    static func mint(
+        _ first: SecretKind,
+        _ second: SecretKind,
+        using randomSource: some RandomSource
+    ) -> (OpaqueToken, OpaqueToken) {
+        let firstText = Text(minting: first, using: randomSource)
+        let secondText = Text(minting: second, using: randomSource)
+        let digests = firstText.withBytes { firstBytes in
+            secondText.withBytes { SHA256.hashTogether(firstBytes, $0) }
+        }
+        return (
+            OpaqueToken(kind: first, text: firstText, digest: SecretDigest(words: digests.0)),
+            OpaqueToken(kind: second, text: secondText, digest: SecretDigest(words: digests.1))
+        )
+    }
+
+    /// Mints three fresh secrets, their random bytes read from `randomSource` in the order given, and
+    /// hashes them together (``SHA256/hashTogether(_:_:_:)``).
+    static func mint(
+        _ first: SecretKind,
+        _ second: SecretKind,
+        _ third: SecretKind,
+        using randomSource: some RandomSource
+    ) -> (OpaqueToken, OpaqueToken, OpaqueToken) {
+        let firstText = Text(minting: first, using: randomSource)
+        let secondText = Text(minting: second, using: randomSource)
+        let thirdText = Text(minting: third, using: randomSource)
+        let digests = firstText.withBytes { firstBytes in
+            secondText.withBytes { secondBytes in
+                thirdText.withBytes { SHA256.hashTogether(firstBytes, secondBytes, $0) }
             }
         }
-        return OpaqueToken(kind: kind, text: text, digest: SecretDigest(words: digest))
+        return (
+            OpaqueToken(kind: first, text: firstText, digest: SecretDigest(words: digests.0)),
+            OpaqueToken(kind: second, text: secondText, digest: SecretDigest(words: digests.1)),
+            OpaqueToken(kind: third, text: thirdText, digest: SecretDigest(words: digests.2))
+        )
     }
 
     /// Accepts a value a client presented as a secret of `kind`, or returns `nil` when it cannot be one.
@@ -86,6 +105,27 @@ public struct OpaqueToken: Sendable {
     static func presentedDigest(_ text: JSONText, as kind: SecretKind) -> SecretDigest? {
         text.withBytes { bytes in
             isWellFormed(bytes, as: kind) ? SecretDigest(words: SHA256.hash(bytes)) : nil
+        }
+    }
+
+    /// ``presentedDigest(_:as:)``, and beside it the SHA-256 of `companion` — the PKCE verifier a code
+    /// comes with — hashed together with the secret when the companion fits one block
+    /// (``SHA256/hashTogether(_:_:)``), as a verifier of up to 55 characters does; `nil`, hashing
+    /// nothing, when the text cannot be a secret of `kind`.
+    static func presentedDigest(
+        _ text: JSONText,
+        as kind: SecretKind,
+        hashedWith companion: JSONText
+    ) -> (secret: SecretDigest, companion: SHA256Words)? {
+        text.withBytes { bytes in
+            guard isWellFormed(bytes, as: kind) else { return nil }
+            return companion.withBytes { companion in
+                guard companion.count <= SHA256.singleBlockMessageLimit else {
+                    return (SecretDigest(words: SHA256.hash(bytes)), SHA256.hash(companion))
+                }
+                let digests = SHA256.hashTogether(bytes, companion)
+                return (SecretDigest(words: digests.0), digests.1)
+            }
         }
     }
 
@@ -124,5 +164,42 @@ extension OpaqueToken {
     /// bytes in 48 bytes of inline storage.
     fileprivate struct Text {
         var storage: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0)
+
+        init() {}
+
+        /// The text of a fresh secret of `kind`: its prefix and 32 bytes read from `randomSource` in one
+        /// request, in base64url. The random bytes are zeroed once encoded.
+        init(minting kind: SecretKind, using randomSource: some RandomSource) {
+            let length = SecretKind.encodedLength
+            // The buffers' own bounds are checked in debug builds only: the text must fit its storage, and
+            // be short enough to be hashed together with others. Both sides are constants, so the checks
+            // cost nothing at run time.
+            precondition(length <= MemoryLayout<Text>.size, "a secret's text outgrew OpaqueToken's inline storage")
+            precondition(length <= SHA256.singleBlockMessageLimit, "a secret's text outgrew one SHA-256 block")
+            withUnsafeMutableBytes(of: &storage) { output in
+                withUnsafeTemporaryAllocation(byteCount: SecretKind.randomByteCount, alignment: 8) { random in
+                    randomSource.fill(random)
+                    var index = 0
+                    for byte in kind.prefix.utf8 {
+                        output[index] = byte
+                        index += 1
+                    }
+                    // The storage is typed as words; bound to bytes only while the encoder writes them.
+                    UnsafeMutableRawBufferPointer(rebasing: output[index..<length]).withMemoryRebound(
+                        to: UInt8.self
+                    ) {
+                        Base64URL.encode(UnsafeRawBufferPointer(random), into: $0)
+                    }
+                    random.initializeMemory(as: UInt8.self, repeating: 0)
+                }
+            }
+        }
+
+        /// Calls `body` with the text's ``SecretKind/encodedLength`` bytes.
+        func withBytes<Result>(_ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+            try withUnsafeBytes(of: storage) { storage in
+                try body(UnsafeRawBufferPointer(rebasing: storage[0..<SecretKind.encodedLength]))
+            }
+        }
     }
 }

@@ -21,7 +21,7 @@ extension ExchangeStateMachine {
     /// only then is an expired code refused.
     mutating func codeLoaded(_ code: AuthorizationCode?) -> Action {
         guard case .loadingCode = state else { preconditionFailure("codeLoaded(_:) called in \(state)") }
-        guard case .loadingCode(let digest, let redirectURI, let codeVerifier) = takeState() else {
+        guard case .loadingCode(let digest, let redirectURI, let verifierDigest) = takeState() else {
             preconditionFailure(Self.stateChanged)
         }
         guard let code else { return refuse(.codeNotFound) }
@@ -30,7 +30,9 @@ extension ExchangeStateMachine {
             return refuse(.redirectURIMismatch)
         }
         guard code.challenge?.s256Digest != nil else { return refuse(.codeWithoutS256Challenge) }
-        guard PKCE.verify(codeVerifier, against: code.challenge) else { return refuse(.codeVerifierMismatch) }
+        guard PKCE.verify(verifierDigest: verifierDigest, against: code.challenge) else {
+            return refuse(.codeVerifierMismatch)
+        }
         if let redemption = code.redemption {
             return revoke(redemption.grant, because: .codeReplayed, refusing: .codeReplayed)
         }

@@ -109,10 +109,11 @@ struct ExchangeStateMachine {
     enum State {
         case initial(EndpointRequest)
         case admitting(EndpointRequest)
-        /// The code's digest and the two parameters its checks compare, not the code's text: with it the
-        /// state was 129 bytes, one more than the compiler copies inline, so that each of an exchange's
-        /// 26 moves of its state was a call of `memmove`.
-        case loadingCode(SecretDigest, redirectURI: JSONText, codeVerifier: JSONText)
+        /// The code's digest and what its checks compare — the redirect URI, the verifier's SHA-256 — not
+        /// the code's text: with it the state was 129 bytes, one more than the compiler copies inline, so
+        /// that each of an exchange's 26 moves of its state was a call of `memmove`. The verifier is hashed
+        /// with the code, together (``OpaqueToken/presentedDigest(_:as:hashedWith:)``).
+        case loadingCode(SecretDigest, redirectURI: JSONText, verifierDigest: SHA256Words)
         /// The code's digest and what its grant is made of; small enough to need no box.
         case checkingCodeAccount(SecretDigest, ClientID, AccountID, Scope)
         case redeemingCode(PlannedRedemption)
@@ -196,11 +197,17 @@ struct ExchangeStateMachine {
         }
         switch consume parsed {
         case .authorizationCode(let exchange):
-            guard let digest = OpaqueToken.presentedDigest(exchange.code, as: .authorizationCode) else {
+            guard
+                let digests = OpaqueToken.presentedDigest(
+                    exchange.code,
+                    as: .authorizationCode,
+                    hashedWith: exchange.codeVerifier
+                )
+            else {
                 return refuse(.codeNotFound)
             }
-            state = .loadingCode(digest, redirectURI: exchange.redirectURI, codeVerifier: exchange.codeVerifier)
-            return .loadCode(digest)
+            state = .loadingCode(digests.secret, redirectURI: exchange.redirectURI, verifierDigest: digests.companion)
+            return .loadCode(digests.secret)
         case .refreshToken(let exchange):
             guard let digest = OpaqueToken.presentedDigest(exchange.refreshToken, as: .refreshToken) else {
                 return refuse(.refreshTokenNotFound)

@@ -106,16 +106,26 @@ struct MintedGrant: Sendable {
     var session: OpaqueToken
 
     /// A grant id and its secrets, in this order, from one read of the random source: 16 bytes for the
-    /// id and 32 of its own for each secret.
+    /// id and 32 of its own for each secret. The secrets' digests are computed together.
     static func mint(nativeCredential: Bool, using random: any RandomSource) -> MintedGrant {
         let byteCount = 16 + SecretKind.randomByteCount * (nativeCredential ? 3 : 1)
         return RandomBatch.read(byteCount, from: random) { batch in
-            MintedGrant(
-                grant: GrantID(randomSource: batch),
-                accessToken: nativeCredential ? .mint(.accessToken, using: batch) : nil,
-                refreshToken: nativeCredential ? .mint(.refreshToken, using: batch) : nil,
-                session: .mint(.studioSession, using: batch)
+            let grant = GrantID(randomSource: batch)
+            guard nativeCredential else {
+                return MintedGrant(
+                    grant: grant,
+                    accessToken: nil,
+                    refreshToken: nil,
+                    session: .mint(.studioSession, using: batch)
+                )
+            }
+            let (accessToken, refreshToken, session) = OpaqueToken.mint(
+                .accessToken,
+                .refreshToken,
+                .studioSession,
+                using: batch
             )
+            return MintedGrant(grant: grant, accessToken: accessToken, refreshToken: refreshToken, session: session)
         }
     }
 }

@@ -35,14 +35,20 @@ struct MintedRotation: Sendable {
     var session: OpaqueToken?
 
     /// An access token, a refresh token and, with `session`, a session id, in this order, from one read
-    /// of the random source: 32 bytes of its own for each.
+    /// of the random source: 32 bytes of its own for each. Their digests are computed together.
     static func mint(session: Bool, using random: any RandomSource) -> MintedRotation {
         RandomBatch.read(SecretKind.randomByteCount * (session ? 3 : 2), from: random) { batch in
-            MintedRotation(
-                accessToken: .mint(.accessToken, using: batch),
-                refreshToken: .mint(.refreshToken, using: batch),
-                session: session ? .mint(.studioSession, using: batch) : nil
+            guard session else {
+                let (accessToken, refreshToken) = OpaqueToken.mint(.accessToken, .refreshToken, using: batch)
+                return MintedRotation(accessToken: accessToken, refreshToken: refreshToken, session: nil)
+            }
+            let (accessToken, refreshToken, session) = OpaqueToken.mint(
+                .accessToken,
+                .refreshToken,
+                .studioSession,
+                using: batch
             )
+            return MintedRotation(accessToken: accessToken, refreshToken: refreshToken, session: session)
         }
     }
 }

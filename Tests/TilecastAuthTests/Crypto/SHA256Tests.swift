@@ -121,6 +121,61 @@ struct SHA256Tests {
         }
     }
 
+    /// Messages hashed together get each its own digest: every length from 0 to 55 bytes in each place,
+    /// beside messages of other lengths and bytes, at every alignment within 16 bytes — against the
+    /// portable implementation, one message at a time.
+    @Test("Two or three messages hashed together get the digests each gets alone")
+    func hashedTogetherAgreesWithAlone() {
+        var generator = SystemRandomNumberGenerator()
+        let limit = SHA256.singleBlockMessageLimit
+        var buffers = (0..<3).map { _ in [UInt8](repeating: 0, count: limit + 16) }
+        for length in 0...limit {
+            for offset in 0..<16 {
+                for buffer in buffers.indices {
+                    for index in buffers[buffer].indices { buffers[buffer][index] = generator.next() }
+                }
+                // `length` in the first, second and third place in turn; the others of random lengths.
+                for place in 0..<3 {
+                    let lengths = (0..<3).map { $0 == place ? length : Int.random(in: 0...limit, using: &generator) }
+                    buffers[0].withUnsafeBytes { first in
+                        buffers[1].withUnsafeBytes { second in
+                            buffers[2].withUnsafeBytes { third in
+                                let inputs = [first, second, third].enumerated().map { index, all in
+                                    UnsafeRawBufferPointer(rebasing: all[offset..<(offset + lengths[index])])
+                                }
+                                let alone = inputs.map(SHA256.portableHash)
+                                let two = SHA256.hashTogether(inputs[0], inputs[1])
+                                let three = SHA256.hashTogether(inputs[0], inputs[1], inputs[2])
+                                #expect([two.0, two.1] == Array(alone[0..<2]), "lengths \(lengths), offset \(offset)")
+                                #expect([three.0, three.1, three.2] == alone, "lengths \(lengths), offset \(offset)")
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("Messages hashed together give the known answers")
+    func hashedTogetherKnownAnswers() {
+        let abc = Array("abc".utf8)
+        let empty: [UInt8] = []
+        let longest = (0..<55).map { UInt8($0) }
+        abc.withUnsafeBytes { abc in
+            empty.withUnsafeBytes { empty in
+                longest.withUnsafeBytes { longest in
+                    let three = SHA256.hashTogether(abc, empty, longest)
+                    #expect(hex(three.0) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+                    #expect(hex(three.1) == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855")
+                    #expect(hex(three.2) == "463eb28e72f82e0a96c0a4cc53690c571281131f672aa229e0d45ae59b598b59")
+                    let two = SHA256.hashTogether(longest, abc)
+                    #expect(hex(two.0) == "463eb28e72f82e0a96c0a4cc53690c571281131f672aa229e0d45ae59b598b59")
+                    #expect(hex(two.1) == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad")
+                }
+            }
+        }
+    }
+
     /// The choice follows what the processor says: a Linux machine whose `/proc/cpuinfo` lists `sha_ni`
     /// must use it, and one that does not must not.
     @Test("The processor's instructions are used exactly where it has them")

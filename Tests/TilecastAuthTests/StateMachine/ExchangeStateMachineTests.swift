@@ -45,7 +45,8 @@ struct ExchangeStateMachineTests {
     private func storedCode(
         _ code: OpaqueToken,
         redeemed: Bool = false,
-        client: ClientID = .tilecastIOS
+        client: ClientID = .tilecastIOS,
+        challenge: CodeChallenge = challenge
     ) -> AuthorizationCode {
         AuthorizationCode(
             digest: code.digest,
@@ -53,7 +54,7 @@ struct ExchangeStateMachineTests {
             account: "a",
             redirectURI: "tilecast-ios://oauth/callback",
             scope: Scope("profile")!,
-            challenge: Self.challenge,
+            challenge: challenge,
             issuedAt: Self.now,
             expiresAt: Self.now.addingTimeInterval(60),
             redemption: redeemed ? .init(grant: Self.grantID, redeemedAt: Self.now) : nil
@@ -99,6 +100,20 @@ struct ExchangeStateMachineTests {
         let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
         var machine = loadingCode(code, verifier: String(repeating: "x", count: 43))
         #expect(refusal(machine.codeLoaded(storedCode(code))) == .codeVerifierMismatch)
+    }
+
+    /// The verifier is hashed with the code where it fits one SHA-256 block (55 characters) and alone
+    /// where it does not: both ways, its own digest is what is checked.
+    @Test("Verifiers of every length class are checked against their own S256 challenge", arguments: [43, 55, 56, 128])
+    func verifierLengths(length: Int) throws {
+        let code = OpaqueToken.mint(.authorizationCode, using: SeededRandomSource())
+        let verifier = String((0..<length).map { Array("abcdefghijklmnopqrstuvwxyz0123456789-._~")[$0 % 40] })
+        let challenge = CodeChallenge.s256(for: verifier)
+        var matching = loadingCode(code, verifier: verifier)
+        #expect(matching.codeLoaded(storedCode(code, challenge: challenge)) == .checkAccount("a"))
+        // One character changed, at the end — past the first block for the longest.
+        var mismatching = loadingCode(code, verifier: String(verifier.dropLast()) + "Z")
+        #expect(refusal(mismatching.codeLoaded(storedCode(code, challenge: challenge))) == .codeVerifierMismatch)
     }
 
     @Test("A used code with valid proof revokes the grant it became; a wrong verifier does not")
