@@ -11,36 +11,52 @@ extension EndpointResponse {
     init(_ outcome: ExchangeOutcome) {
         switch outcome {
         case .success(let credential, let cookie):
-            // Names, punctuation, `true`/`false` and `expires_in`'s at most 20 digits: under 160 bytes.
-            var capacity = 160
-            if let credential {
-                capacity += 2 * (SecretKind.encodedLength + 2) + JSONWriter.escapedCapacity(credential.scope.rawValue)
-            }
             // The cookie is not captured for one bit of it: a capture of the optional copies it whole.
             let authenticated = cookie != nil
-            let body = JSONWriter.document(capacity: capacity) { json in
-                json.raw("{\"data\":{")
-                json.name("authenticated")
-                json.bool(authenticated)
+            let body =
                 if let credential {
-                    json.raw(",")
-                    json.name("credential")
-                    json.raw("{")
-                    json.member("token_type", "Bearer", first: true)
-                    json.member("access_token", token: credential.accessToken)
-                    json.raw(",")
-                    json.name("expires_in")
-                    json.integer(credential.expiresIn)
-                    json.member("refresh_token", token: credential.refreshToken)
-                    json.member("scope", credential.scope.rawValue)
-                    json.raw("}")
+                    Self.successBody(
+                        authenticated: authenticated,
+                        accessToken: credential.accessToken,
+                        expiresIn: credential.expiresIn,
+                        refreshToken: credential.refreshToken,
+                        scope: credential.scope
+                    )
+                } else {
+                    Self.successBodyWithoutCredential(authenticated: authenticated)
                 }
-                json.raw("}}")
-            }
             let headers = cookie.map {
                 Self.jsonHeaders(adding: CollectionOfOne(HeaderField(name: "Set-Cookie", value: $0.headerValue)))
             }
             self.init(status: 200, headers: headers ?? Self.jsonHeaders, body: body)
+
+        case .rotated(let rotation):
+            // Read where the rotation holds them: no credential is made, and nothing is copied but bytes.
+            let body = Self.successBody(
+                authenticated: false,
+                accessToken: rotation.minted.accessToken,
+                expiresIn: rotation.accessTokenExpiresIn,
+                refreshToken: rotation.minted.refreshToken,
+                scope: rotation.attempt.lookup.grant.scope
+            )
+            self.init(status: 200, headers: Self.jsonHeaders, body: body)
+
+        case .redeemed(let redemption):
+            let minted = redemption.minted
+            let body =
+                if let accessToken = minted.accessToken, let refreshToken = minted.refreshToken {
+                    Self.successBody(
+                        authenticated: true,
+                        accessToken: accessToken,
+                        expiresIn: redemption.plan.accessTokenExpiresIn,
+                        refreshToken: refreshToken,
+                        scope: redemption.plan.scope
+                    )
+                } else {
+                    Self.successBodyWithoutCredential(authenticated: true)
+                }
+            let cookie = HeaderField(name: "Set-Cookie", value: redemption.cookie.headerValue)
+            self.init(status: 200, headers: Self.jsonHeaders(adding: CollectionOfOne(cookie)), body: body)
 
         case .refused(let error):
             let added = error.headerFields
@@ -59,6 +75,45 @@ extension EndpointResponse {
                 headers: added.isEmpty ? Self.jsonHeaders : Self.jsonHeaders(adding: added),
                 body: body
             )
+        }
+    }
+
+    /// `{"data":{"authenticated":…,"credential":{…}}}` (the endpoint's success shape; RFC 6749 §5.1 for
+    /// the credential's members).
+    private static func successBody(
+        authenticated: Bool,
+        accessToken: OpaqueToken,
+        expiresIn: Int,
+        refreshToken: OpaqueToken,
+        scope: Scope
+    ) -> [UInt8] {
+        // Names, punctuation, `true`/`false` and `expires_in`'s at most 20 digits: under 160 bytes.
+        let capacity = 160 + 2 * (SecretKind.encodedLength + 2) + JSONWriter.escapedCapacity(scope.rawValue)
+        return JSONWriter.document(capacity: capacity) { json in
+            json.raw("{\"data\":{")
+            json.name("authenticated")
+            json.bool(authenticated)
+            json.raw(",")
+            json.name("credential")
+            // `token_type` is always `Bearer` (RFC 6750), written as the literal it is.
+            json.raw("{\"token_type\":\"Bearer\"")
+            json.member("access_token", token: accessToken)
+            json.raw(",")
+            json.name("expires_in")
+            json.integer(expiresIn)
+            json.member("refresh_token", token: refreshToken)
+            json.member("scope", scope: scope)
+            json.raw("}}}")
+        }
+    }
+
+    /// `{"data":{"authenticated":…}}`: a success without a native credential.
+    private static func successBodyWithoutCredential(authenticated: Bool) -> [UInt8] {
+        JSONWriter.document(capacity: 160) { json in
+            json.raw("{\"data\":{")
+            json.name("authenticated")
+            json.bool(authenticated)
+            json.raw("}}")
         }
     }
 

@@ -81,6 +81,23 @@ struct JSONWriter {
         append(UInt8(ascii: "\""))
     }
 
+    /// Appends `,"name":"scope"`. A scope holds only RFC 6749 §3.3's characters — space, `%x21`,
+    /// `%x23-5B` and `%x5D-7E`, checked when it is made (``Scope/init(_:)``) — none of which JSON escapes
+    /// (RFC 8259 §7: the quote, the backslash and control characters), so it is copied without the scan
+    /// ``string(_:)`` makes.
+    @inline(__always)
+    mutating func member(_ name: StaticString, scope: Scope) {
+        append(UInt8(ascii: ","))
+        self.name(name)
+        append(UInt8(ascii: "\""))
+        scope.rawValue.withLentUTF8 { utf8 in
+            if let start = utf8.baseAddress {
+                output.write(start, count: utf8.count)
+            }
+        }
+        append(UInt8(ascii: "\""))
+    }
+
     /// Appends a string with the escapes RFC 8259 §7 requires.
     mutating func string(_ text: String) {
         append(UInt8(ascii: "\""))

@@ -8,6 +8,14 @@
 enum ExchangeOutcome: Sendable {
     /// 200: the credential (unless the server issues none) and the session cookie when one started.
     indirect case success(credential: IssuedCredential?, cookie: SessionCookie?)
+    /// 200 for a refresh that started no session: the credential is the rotation's — its two new tokens,
+    /// its access token's lifetime, its grant's scope — read where the rotation holds them
+    /// (``PlannedRotation/accessTokenExpiresIn``). The rotation is the object the machine already made
+    /// for the store, so the answer needs no box of its own, and nothing is copied out of one.
+    case rotated(PlannedRotation)
+    /// 200 for a code exchange: the credential and the session cookie are the redemption's, read where it
+    /// holds them (``PlannedRedemption/credential``, ``PlannedRedemption/cookie``), as for a rotation.
+    case redeemed(PlannedRedemption)
     /// An error response.
     case refused(EndpointError)
 }

@@ -51,12 +51,7 @@ extension ExchangeStateMachine {
         switch outcome {
         case .redeemed:
             state = .finished
-            return .respond(
-                .success(
-                    credential: redemption.plan.credential(redemption.minted),
-                    cookie: redemption.plan.cookie(redemption.minted, configuration: configuration.cookie)
-                )
-            )
+            return .respond(.redeemed(redemption))
         case .alreadyRedeemed(let grant):
             return revoke(grant, because: .codeReplayed, refusing: .codeReplayed)
         case .notFound:

@@ -127,19 +127,9 @@ extension ExchangeStateMachine {
         state = .finished
         return .respond(
             .success(
-                credential: credential(of: rotation),
+                credential: rotation.credential,
                 cookie: cookie(of: session, sessionPlan(for: rotation.attempt.lookup.grant))
             )
-        )
-    }
-
-    /// The credential a rotation issued.
-    private func credential(of rotation: PlannedRotation) -> IssuedCredential {
-        IssuedCredential(
-            accessToken: rotation.minted.accessToken,
-            expiresIn: secondsUntil(rotation.plan.accessTokenExpiresAt),
-            refreshToken: rotation.minted.refreshToken,
-            scope: rotation.attempt.lookup.grant.scope
         )
     }
 
@@ -160,13 +150,12 @@ extension ExchangeStateMachine {
         // The attempt is read where the rotation holds it: a copy would retain its grant's strings.
         switch outcome {
         case .rotated:
-            let credential = credential(of: rotation)
             guard rotation.attempt.studioSession, let session = rotation.minted.session else {
                 state = .finished
-                return .respond(.success(credential: credential, cookie: nil))
+                return .respond(.rotated(rotation))
             }
             let sessionPlan = sessionPlan(for: rotation.attempt.lookup.grant)
-            state = .replacingSession(credential, sessionPlan, session)
+            state = .replacingSession(rotation.credential, sessionPlan, session)
             return .replaceSession(sessionPlan.session(session))
         case .superseded(let lookup):
             let attempt = rotation.attempt

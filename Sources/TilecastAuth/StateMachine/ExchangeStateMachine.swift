@@ -235,7 +235,12 @@ struct ExchangeStateMachine {
                 issuesNativeCredential: configuration.issuesNativeCredential
             )
             let minted = MintedGrant.mint(nativeCredential: plan.issuesNativeCredential, using: randomSource)
-            let redemption = PlannedRedemption(code: code, plan: plan, minted: minted)
+            let redemption = PlannedRedemption(
+                code: code,
+                plan: plan,
+                minted: minted,
+                cookieConfiguration: configuration.cookie
+            )
             state = .redeemingCode(redemption)
             return .redeemCode(redemption)
         case .checkingRefreshAccount:
@@ -370,15 +375,29 @@ final class PlannedRedemption: Sendable {
     let minted: MintedGrant
     /// The grant, tokens and session to store with the redemption, made of `plan` and `minted`.
     let issuance: GrantIssuance
+    /// The attributes of the session cookie the answer sets.
+    let cookieConfiguration: SessionCookieConfiguration
 
     /// Takes `plan` and `minted` over: the machine makes them for this redemption alone, and a borrowed
     /// plan was copied, retaining its strings, to be stored.
-    init(code: SecretDigest, plan: consuming GrantPlan, minted: consuming MintedGrant) {
+    init(
+        code: SecretDigest,
+        plan: consuming GrantPlan,
+        minted: consuming MintedGrant,
+        cookieConfiguration: SessionCookieConfiguration
+    ) {
         self.code = code
         self.issuance = plan.issuance(minted)
         self.plan = plan
         self.minted = minted
+        self.cookieConfiguration = cookieConfiguration
     }
+
+    /// The credential the redemption issues, or `nil` when the server issues none.
+    var credential: IssuedCredential? { plan.credential(minted) }
+
+    /// The cookie of the session the redemption starts.
+    var cookie: SessionCookie { plan.cookie(minted, configuration: cookieConfiguration) }
 }
 
 /// A refresh token's rotation as the machine plans it once the account is found active: the attempt, the
@@ -401,6 +420,20 @@ final class PlannedRotation: Sendable {
     /// The Studio session to start with the rotation, when the refresh asked for one: its id is
     /// `minted.session`, and it ends with the grant at the latest.
     let startingSession: StudioSession?
+
+    /// Seconds from the request's time until the new access token expires: the credential's
+    /// `expires_in` (RFC 6749 §5.1).
+    var accessTokenExpiresIn: Int { plan.now.wholeSeconds(until: plan.accessTokenExpiresAt) }
+
+    /// The credential the rotation issues, as a value.
+    var credential: IssuedCredential {
+        IssuedCredential(
+            accessToken: minted.accessToken,
+            expiresIn: accessTokenExpiresIn,
+            refreshToken: minted.refreshToken,
+            scope: attempt.lookup.grant.scope
+        )
+    }
 
     /// The token presented.
     var presented: SecretDigest { plan.presented }

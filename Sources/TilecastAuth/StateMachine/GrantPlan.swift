@@ -75,12 +75,16 @@ struct GrantPlan: Equatable {
         return GrantIssuance(grant: grant, accessToken: accessToken, refreshToken: refreshToken, session: session)
     }
 
+    /// Seconds from the request's time until the access token expires: the credential's `expires_in`
+    /// (RFC 6749 §5.1).
+    var accessTokenExpiresIn: Int { now.wholeSeconds(until: accessTokenExpiresAt) }
+
     /// The credential to return for the minted tokens, or `nil` when the grant has none.
     func credential(_ minted: MintedGrant) -> IssuedCredential? {
         guard let accessToken = minted.accessToken, let refreshToken = minted.refreshToken else { return nil }
         return IssuedCredential(
             accessToken: accessToken,
-            expiresIn: now.wholeSeconds(until: accessTokenExpiresAt),
+            expiresIn: accessTokenExpiresIn,
             refreshToken: refreshToken,
             scope: scope
         )

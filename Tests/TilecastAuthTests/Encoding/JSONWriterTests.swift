@@ -63,6 +63,26 @@ struct JSONWriterTests {
         }
     }
 
+    /// A scope is written without escaping: every character RFC 6749 §3.3 allows in one is one JSON takes
+    /// as it is, so the body decodes back to the scope exactly — `token_type` beside it.
+    @Test("A scope of every character a scope may hold is written so that it decodes back exactly")
+    func everyScopeCharacter() throws {
+        let allowed = [0x21] + Array(0x23...0x5B) + Array(0x5D...0x7E)
+        let text = String(decoding: allowed.map { UInt8($0) }, as: UTF8.self) + " last"
+        let credential = IssuedCredential(
+            accessToken: OpaqueToken.mint(.accessToken, using: SystemRandomSource()),
+            expiresIn: 60,
+            refreshToken: OpaqueToken.mint(.refreshToken, using: SystemRandomSource()),
+            scope: try #require(Scope(text))
+        )
+        let body = EndpointResponse(.success(credential: credential, cookie: nil)).body
+        let decoded = try #require(try JSONSerialization.jsonObject(with: Data(body)) as? [String: Any])
+        let member = try #require((decoded["data"] as? [String: Any])?["credential"] as? [String: Any])
+        #expect(member["scope"] as? String == text)
+        #expect(member["token_type"] as? String == "Bearer")
+        #expect(Set(member.keys) == ["token_type", "access_token", "expires_in", "refresh_token", "scope"])
+    }
+
     /// A response that adds fields makes the three standard ones itself; one that adds none shares them.
     /// Either way the three come first, in their order, and what the response adds follows.
     @Test("Every response carries Content-Type, Cache-Control and Pragma first, then its own fields")

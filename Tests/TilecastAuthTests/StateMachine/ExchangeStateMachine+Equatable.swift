@@ -36,15 +36,27 @@ extension PlannedRotation {
 }
 
 extension ExchangeOutcome: Equatable {
+    /// A success's credential and cookie, however the outcome holds them: a rotation's answer is its
+    /// credential without a cookie.
+    var answer: (credential: IssuedCredential?, cookie: SessionCookie?)? {
+        switch self {
+        case .success(let credential, let cookie): (credential, cookie)
+        case .rotated(let rotation): (rotation.credential, nil)
+        case .redeemed(let redemption): (redemption.credential, redemption.cookie)
+        case .refused: nil
+        }
+    }
+
     static func == (lhs: Self, rhs: Self) -> Bool {
-        switch (lhs, rhs) {
-        case (.success(let credentialA, let cookieA), .success(let credentialB, let cookieB)):
-            credentialA?.accessToken.digest == credentialB?.accessToken.digest
-                && credentialA?.refreshToken.digest == credentialB?.refreshToken.digest
-                && credentialA?.expiresIn == credentialB?.expiresIn && credentialA?.scope == credentialB?.scope
-                && cookieA?.headerValue == cookieB?.headerValue
-        case (.refused(let a), .refused(let b)): a == b
-        case (.success, _), (.refused, _): false
+        switch (lhs.answer, rhs.answer) {
+        case (let a?, let b?):
+            a.credential?.accessToken.digest == b.credential?.accessToken.digest
+                && a.credential?.refreshToken.digest == b.credential?.refreshToken.digest
+                && a.credential?.expiresIn == b.credential?.expiresIn && a.credential?.scope == b.credential?.scope
+                && a.cookie?.headerValue == b.cookie?.headerValue
+        case (nil, nil):
+            if case .refused(let a) = lhs, case .refused(let b) = rhs { a == b } else { false }
+        default: false
         }
     }
 }

@@ -86,9 +86,18 @@ struct ExchangeStateMachineTests {
         #expect(issuance.accessToken?.expiresAt == Self.now.addingTimeInterval(900))
         #expect(issuance.grant.currentRefreshToken == issuance.refreshToken?.digest)
         #expect(issuance.grant.session == issuance.session?.digest)
-        guard case .respond(.success(let credential, let cookie)) = machine.codeRedeemed(.redeemed) else {
-            throw Failure("expected a success")
+        guard case .respond(let outcome) = machine.codeRedeemed(.redeemed), case .redeemed(let answered) = outcome,
+            let (credential, cookie) = outcome.answer
+        else {
+            throw Failure("expected the redemption as the answer")
         }
+        #expect(answered === redemption)
+        // Written exactly as the credential and cookie it issued.
+        let written = EndpointResponse(outcome)
+        let expected = EndpointResponse(.success(credential: credential, cookie: cookie))
+        #expect(written.status == 200)
+        #expect(written.body == expected.body)
+        #expect(written.headers == expected.headers)
         #expect(credential?.accessToken.digest == issuance.accessToken?.digest)
         #expect(credential?.refreshToken.digest == issuance.refreshToken?.digest)
         let sessionID = try #require(cookie?.headerValue.split(separator: ";").first?.split(separator: "=").last)
@@ -252,6 +261,42 @@ struct ExchangeStateMachineTests {
         var (revoked, _) = lookup(state: .rotated(rotatedAt: Self.now, successor: successor), current: successor)
         revoked.grant.revocation = Grant.Revocation(revokedAt: Self.now, reason: .signedOut)
         #expect(strict.evaluate(revoked, presented: presented) == .refuse(.grantRevoked))
+    }
+
+    /// A refresh that starts no session answers with the rotation the store ran — no credential made and
+    /// boxed for it — and that answer is written exactly as the credential the rotation issued.
+    @Test("A refresh without a session answers with its rotation, written as the credential it issued")
+    func refreshAnswersWithItsRotation() throws {
+        let token = OpaqueToken.mint(.refreshToken, using: SeededRandomSource())
+        var machine = machine(
+            body:
+                #"{"grant_type":"refresh_token","client_id":"tilecast-ios","refresh_token":"\#(token.unredactedValue)"}"#
+        )
+        _ = machine.start()
+        _ = machine.admitted(.admitted)
+        var (found, _) = lookup(state: .active, current: token.digest)
+        found.token.digest = token.digest
+        found.grant.scope = try #require(Scope("tiles:read profile"))
+        #expect(machine.refreshTokenLoaded(found) == .checkAccount("a"))
+        guard case .rotateRefreshToken(let rotation) = machine.accountChecked(.active) else {
+            throw Failure("expected .rotateRefreshToken")
+        }
+        guard case .respond(.rotated(let answered)) = machine.refreshTokenRotated(.rotated) else {
+            throw Failure("expected the rotation as the answer")
+        }
+        #expect(answered === rotation)
+        let credential = rotation.credential
+        #expect(credential.expiresIn == 900)
+        #expect(credential.scope.rawValue == "tiles:read profile")
+        let written = EndpointResponse(.rotated(rotation))
+        let expected = EndpointResponse(.success(credential: credential, cookie: nil))
+        #expect(written.status == 200)
+        #expect(written.body == expected.body)
+        #expect(written.headers == expected.headers)
+        let body = String(decoding: written.body, as: UTF8.self)
+        #expect(body.contains(#""access_token":"\#(rotation.minted.accessToken.unredactedValue)""#))
+        #expect(body.contains(#""refresh_token":"\#(rotation.minted.refreshToken.unredactedValue)""#))
+        #expect(body.hasPrefix(#"{"data":{"authenticated":false,"credential":{"token_type":"Bearer","#))
     }
 
     /// A machine for a refresh of `token` (with a Studio session) that is waiting for its rotation: the
