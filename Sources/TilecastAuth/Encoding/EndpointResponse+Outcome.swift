@@ -37,7 +37,7 @@ extension EndpointResponse {
                 accessToken: rotation.minted.accessToken,
                 expiresIn: rotation.accessTokenExpiresIn,
                 refreshToken: rotation.minted.refreshToken,
-                scope: rotation.attempt.lookup.grant.scope
+                scope: rotation.attempt.scope
             )
             self.init(status: 200, headers: Self.jsonHeaders, body: body)
 

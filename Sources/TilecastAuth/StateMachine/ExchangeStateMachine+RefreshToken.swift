@@ -40,7 +40,7 @@ extension ExchangeStateMachine {
                 rotations: 1
             )
             state = .checkingRefreshAccount(attempt)
-            return .checkAccount(attempt.lookup.grant.account)
+            return .checkAccount(lookup.grant.account)
         }
     }
 
@@ -82,7 +82,7 @@ extension ExchangeStateMachine {
 
     /// The rotation for an attempt whose token is known to be usable and whose account is active.
     mutating func rotate(_ attempt: RefreshAttempt) -> Action {
-        let (grant, grantExpiresAt) = (attempt.lookup.grant.id, attempt.lookup.grant.expiresAt)
+        let (grant, grantExpiresAt) = (attempt.grant, attempt.grantExpiresAt)
         let lifetimes = settings.lifetimes
         let plan = RotationPlan(
             presented: attempt.presented,
@@ -101,9 +101,9 @@ extension ExchangeStateMachine {
             ? .rotateRefreshToken(rotation) : .rotateRefreshTokenStartingSession(rotation)
     }
 
-    /// The Studio session a refresh of `grant` starts: it ends with the grant at the latest.
-    private func sessionPlan(for grant: Grant) -> SessionPlan {
-        sessionPlan(for: grant.id, expiringBy: grant.expiresAt)
+    /// The Studio session the refresh of `attempt` starts: it ends with the grant at the latest.
+    private func sessionPlan(for attempt: RefreshAttempt) -> SessionPlan {
+        sessionPlan(for: attempt.grant, expiringBy: attempt.grantExpiresAt)
     }
 
     /// The Studio session a refresh of the grant `grant`, which expires at `grantExpiresAt`, starts.
@@ -128,7 +128,7 @@ extension ExchangeStateMachine {
         return .respond(
             .success(
                 credential: rotation.credential,
-                cookie: cookie(of: session, sessionPlan(for: rotation.attempt.lookup.grant))
+                cookie: cookie(of: session, sessionPlan(for: rotation.attempt))
             )
         )
     }
@@ -154,7 +154,7 @@ extension ExchangeStateMachine {
                 state = .finished
                 return .respond(.rotated(rotation))
             }
-            let sessionPlan = sessionPlan(for: rotation.attempt.lookup.grant)
+            let sessionPlan = sessionPlan(for: rotation.attempt)
             state = .replacingSession(rotation.credential, sessionPlan, session)
             return .replaceSession(sessionPlan.session(session))
         case .superseded(let lookup):

@@ -78,29 +78,36 @@ struct ExchangeStateMachine {
         case respond(ExchangeOutcome)
     }
 
-    /// A refresh in progress: the token presented and the current token the rotation must find.
+    /// A refresh in progress: the token presented, the current token the rotation must find, and what
+    /// the rotation and its answer read of the grant — its id, its expiry, its scope.
     ///
-    /// Immutable and shared: the state that waits for the account check holds it, and so does the
-    /// rotation planned after it, without copying the token and grant it was loaded with — a value
-    /// boxed in the state was copied out of its box, strings and all, to be planned.
-    final class RefreshAttempt: Sendable {
+    /// A value of 106 bytes that the state holds inline: not the token and grant it was loaded with,
+    /// which took an object of their own (384 bytes, allocated and freed on every refresh) to keep the
+    /// state small.
+    struct RefreshAttempt {
         let presented: SecretDigest
-        let lookup: RefreshTokenLookup
         let current: SecretDigest
+        let grant: GrantID
+        let grantExpiresAt: Date
+        /// The grant's scope, which the credential returns (RFC 6749 §6: identical on every refresh).
+        let scope: Scope
         let studioSession: Bool
         /// Which rotation this attempt is, counting from 1; more than 1 only within a reuse leeway.
-        let rotations: Int
+        let rotations: UInt8
 
+        /// The attempt to rotate `current` for the token `presented`, found with `lookup`.
         init(
             presented: SecretDigest,
-            lookup: consuming RefreshTokenLookup,
+            lookup: borrowing RefreshTokenLookup,
             current: SecretDigest,
             studioSession: Bool,
-            rotations: Int
+            rotations: UInt8
         ) {
             self.presented = presented
-            self.lookup = lookup
             self.current = current
+            self.grant = lookup.grant.id
+            self.grantExpiresAt = lookup.grant.expiresAt
+            self.scope = lookup.grant.scope
             self.studioSession = studioSession
             self.rotations = rotations
         }
@@ -128,7 +135,7 @@ struct ExchangeStateMachine {
     }
 
     /// How many times a refresh may retry after being superseded within the reuse leeway.
-    static let maximumRotations = 3
+    static let maximumRotations: UInt8 = 3
 
     /// The engine's configuration and random source, shared by reference.
     let settings: ExchangeSettings
@@ -431,7 +438,7 @@ final class PlannedRotation: Sendable {
             accessToken: minted.accessToken,
             expiresIn: accessTokenExpiresIn,
             refreshToken: minted.refreshToken,
-            scope: attempt.lookup.grant.scope
+            scope: attempt.scope
         )
     }
 
