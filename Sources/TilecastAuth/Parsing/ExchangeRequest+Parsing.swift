@@ -19,7 +19,9 @@ extension ExchangeRequest {
     ) throws(EndpointError) -> ExchangeRequest {
         var collected = RequestParameters()
         do throws(JSONParseError) {
-            try JSONObjectParser.parse(body) { name, value, source in collected.take(name, value, in: source) }
+            try JSONObjectParser.parse(body, known: RequestParameters.number(of:in:)) { _, number, value, _ in
+                collected.take(number, value)
+            }
         } catch {
             throw EndpointError(
                 error.kind == .duplicateMember ? .duplicateMember : .malformedBody(detail: error.detail)

@@ -28,9 +28,11 @@ struct JSONObjectParser {
     /// Parses `body` as one JSON object and returns its members in order.
     static func parse(_ body: [UInt8]) throws(JSONParseError) -> [(name: JSONText, value: JSONValue)] {
         var members: [(name: JSONText, value: JSONValue)] = []
-        try parse(body) { name, value, _ in
-            members.append((name.text(in: body), JSONValue(value, in: body)))
-        }
+        try parse(
+            body,
+            known: { _, _ in nil },
+            member: { name, _, value, _ in members.append((name.text(in: body), JSONValue(value, in: body))) }
+        )
         return members
     }
 
@@ -38,16 +40,23 @@ struct JSONObjectParser {
     /// collecting them, for a caller that keeps only the few it knows. A body that is refused may have
     /// reported some members first.
     ///
+    /// `known` numbers the top-level names the caller reads, each below 64 — the same number exactly
+    /// for the same bytes, `nil` for every other name — and `member` is given that number with the
+    /// member. A repeat of a known name is found by its number, at once; only the other names are
+    /// remembered for the check (``MemberNames``), so a body of known names alone — every request's —
+    /// compares no name with another.
+    ///
     /// Names and string values come as ``ParsedString``s, with the body's bytes to read them in: a
     /// caller that keeps one past the call makes it a ``JSONText`` with ``ParsedString/text(in:)``.
     static func parse(
         _ body: [UInt8],
-        member: (ParsedString, ParsedValue, UnsafeRawBufferPointer) -> Void
+        known: (ParsedString, UnsafeRawBufferPointer) -> Int?,
+        member: (ParsedString, Int?, ParsedValue, UnsafeRawBufferPointer) -> Void
     ) throws(JSONParseError) {
         let result = body.withUnsafeBytes { bytes -> Result<Void, JSONParseError> in
             var parser = JSONObjectParser(bytes: bytes)
             do throws(JSONParseError) {
-                return .success(try parser.parseDocument(member: member))
+                return .success(try parser.parseDocument(known: known, member: member))
             } catch {
                 return .failure(error)
             }
@@ -56,27 +65,32 @@ struct JSONObjectParser {
     }
 
     private mutating func parseDocument(
-        member: (ParsedString, ParsedValue, UnsafeRawBufferPointer) -> Void
+        known: (ParsedString, UnsafeRawBufferPointer) -> Int?,
+        member: (ParsedString, Int?, ParsedValue, UnsafeRawBufferPointer) -> Void
     ) throws(JSONParseError) {
         skipWhitespace()
         guard peek() == UInt8(ascii: "{") else {
             throw JSONParseError(kind: index < bytes.count ? .notAnObject : .unexpectedEnd, offset: index)
         }
-        try parseObject(depth: 1, member: member)
+        try parseObject(depth: 1, known: known, member: member)
         skipWhitespace()
         guard index == bytes.count else { throw JSONParseError(kind: .trailingContent, offset: index) }
     }
 
     // MARK: Structure
 
-    /// Parses an object whose `{` is at the cursor, reporting each member to `member`.
+    /// Parses an object whose `{` is at the cursor, reporting each member to `member` with the number
+    /// `known` gives its name.
     private mutating func parseObject(
         depth: Int,
-        member: (ParsedString, ParsedValue, UnsafeRawBufferPointer) -> Void
+        known: (ParsedString, UnsafeRawBufferPointer) -> Int?,
+        member: (ParsedString, Int?, ParsedValue, UnsafeRawBufferPointer) -> Void
     ) throws(JSONParseError) {
         guard depth <= Self.maximumDepth else { throw JSONParseError(kind: .tooDeep, offset: index) }
         index += 1  // {
         var names = MemberNames()
+        // Which known names the object has had, one bit for each number.
+        var knownSeen: UInt64 = 0
         skipWhitespace()
         if peek() == UInt8(ascii: "}") {
             index += 1
@@ -87,15 +101,23 @@ struct JSONObjectParser {
             guard peek() == UInt8(ascii: "\"") else { throw unexpected() }
             let nameOffset = index
             let name = try parseString()
-            guard names.insert(name, in: bytes) else {
-                throw JSONParseError(kind: .duplicateMember, offset: nameOffset)
+            let number = known(name, bytes)
+            if let number {
+                precondition((0..<64).contains(number), "a known name's number is below 64")
+                let bit: UInt64 = 1 << UInt64(number)
+                guard knownSeen & bit == 0 else { throw JSONParseError(kind: .duplicateMember, offset: nameOffset) }
+                knownSeen |= bit
+            } else {
+                guard names.insert(name, in: bytes) else {
+                    throw JSONParseError(kind: .duplicateMember, offset: nameOffset)
+                }
             }
             skipWhitespace()
             guard peek() == UInt8(ascii: ":") else { throw unexpected() }
             index += 1
             skipWhitespace()
             let value = try parseValue(depth: depth)
-            member(name, value, bytes)
+            member(name, number, value, bytes)
             skipWhitespace()
             switch peek() {
             case UInt8(ascii: ","):
@@ -140,7 +162,7 @@ struct JSONObjectParser {
         case UInt8(ascii: "\""):
             return .string(try parseString())
         case UInt8(ascii: "{"):
-            try parseObject(depth: depth + 1) { _, _, _ in }
+            try parseObject(depth: depth + 1, known: { _, _ in nil }, member: { _, _, _, _ in })
             return .object
         case UInt8(ascii: "["):
             try parseArray(depth: depth + 1)

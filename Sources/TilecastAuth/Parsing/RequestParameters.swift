@@ -14,25 +14,47 @@ struct RequestParameters {
 
     init() {}
 
-    /// Keeps `value` when `name`, both parsed from `source`, is a parameter the endpoint reads; a name is
-    /// matched on its length first, then byte for byte. A value is kept as the parser found it — for a
-    /// string without escapes, its offsets in the body — so keeping it retains nothing.
-    mutating func take(_ name: ParsedString, _ value: ParsedValue, in source: UnsafeRawBufferPointer) {
+    /// The parameters the endpoint reads, numbered for the parser (``JSONObjectParser``'s `known`).
+    enum Parameter: Int {
+        case grantType, clientID, code, redirectURI, codeVerifier, refreshToken, studioSession
+    }
+
+    /// The number of the parameter `name`, parsed from `source`, names; `nil` for a member the endpoint
+    /// ignores. A name is matched on its length first, then byte for byte.
+    static func number(of name: ParsedString, in source: UnsafeRawBufferPointer) -> Int? {
         func `is`(_ parameter: StaticString) -> Bool { name.equals(parameter, in: source) }
         let length =
             switch name {
             case .plain(let range): range.count
             case .decoded(let bytes): bytes.count
             }
-        switch length {
-        case 4 where `is`("code"): code = value
-        case 9 where `is`("client_id"): clientID = value
-        case 10 where `is`("grant_type"): grantType = value
-        case 12 where `is`("redirect_uri"): redirectURI = value
-        case 13 where `is`("code_verifier"): codeVerifier = value
-        case 13 where `is`("refresh_token"): refreshToken = value
-        case 14 where `is`("studio_session"): studioSession = value
-        default: break
+        let parameter: Parameter? =
+            switch length {
+            case 4 where `is`("code"): .code
+            case 9 where `is`("client_id"): .clientID
+            case 10 where `is`("grant_type"): .grantType
+            case 12 where `is`("redirect_uri"): .redirectURI
+            case 13 where `is`("code_verifier"): .codeVerifier
+            case 13 where `is`("refresh_token"): .refreshToken
+            case 14 where `is`("studio_session"): .studioSession
+            default: nil
+            }
+        return parameter?.rawValue
+    }
+
+    /// Keeps `value` for the parameter numbered `number` (``number(of:in:)``); ignores a member of no
+    /// number. A value is kept as the parser found it — for a string without escapes, its offsets in
+    /// the body — so keeping it retains nothing.
+    mutating func take(_ number: Int?, _ value: ParsedValue) {
+        guard let number, let parameter = Parameter(rawValue: number) else { return }
+        switch parameter {
+        case .grantType: grantType = value
+        case .clientID: clientID = value
+        case .code: code = value
+        case .redirectURI: redirectURI = value
+        case .codeVerifier: codeVerifier = value
+        case .refreshToken: refreshToken = value
+        case .studioSession: studioSession = value
         }
     }
 

@@ -161,10 +161,82 @@ struct JSONObjectParserTests {
         }
     }
 
+    /// With the endpoint's known names numbered (``RequestParameters/number(of:in:)``), a repeat of one is
+    /// found by its number and the others by ``MemberNames``: every body must get the answer it gets with
+    /// no name known — the same members, or the same duplicate at the same offset. Bodies of known names
+    /// (plain and spelled with an escape), near-misses, other names and nested objects, in random orders
+    /// with repeats, past the switch to a set too; seeded, so a failure repeats.
+    @Test("Known names numbered for the parser change no answer: every body parses or is refused as without")
+    func knownNamesChangeNoAnswer() {
+        let known = [
+            "grant_type", "client_id", "code", "redirect_uri", "code_verifier", "refresh_token", "studio_session",
+        ]
+        // Each known name plain and with its first letter escaped; near-misses; others; a nested object.
+        let vocabulary =
+            known
+            + known.map { name in
+                "\\u00" + String(name.utf8.first!, radix: 16) + String(name.dropFirst())
+            } + ["grant_typ", "grant_types", "code_", "CODE", "client-id", ""] + (0..<20).map { "m\($0)" }
+        var generator = SplitMix64(seed: 0x7ca4_4f5e)
+        for _ in 0..<4_000 {
+            let count = Int.random(in: 1...24, using: &generator)
+            let members = (0..<count).map { index -> String in
+                let name = vocabulary.randomElement(using: &generator)!
+                let value =
+                    Int.random(in: 0..<8, using: &generator) == 0
+                    ? "{\"\(known.randomElement(using: &generator)!)\":1,\"\(name)\":2}" : "\(index)"
+                return "\"\(name)\":\(value)"
+            }
+            let body = Array(("{" + members.joined(separator: ",") + "}").utf8)
+            #expect(
+                answer(body, numbering: true) == answer(body, numbering: false),
+                "\(String(decoding: body, as: UTF8.self))"
+            )
+        }
+    }
+
+    /// The members `body` parses to — each name's text and its number, which must be the one
+    /// ``RequestParameters/number(of:in:)`` gives it — or the kind and offset of the error it is refused
+    /// with; with `numbering`, the endpoint's known names are numbered for the parser.
+    private func answer(_ body: [UInt8], numbering: Bool) -> String {
+        var seen: [String] = []
+        do throws(JSONParseError) {
+            try JSONObjectParser.parse(
+                body,
+                known: { numbering ? RequestParameters.number(of: $0, in: $1) : nil },
+                member: { name, number, _, source in
+                    let text = name.text(in: body).string
+                    let expected = numbering ? RequestParameters.number(of: name, in: source) : nil
+                    seen.append(number == expected ? text : "\(text) numbered \(String(describing: number))")
+                }
+            )
+            return seen.joined(separator: " ")
+        } catch {
+            return "\(error.kind) at \(error.offset)"
+        }
+    }
+
     @Test("Many members switch duplicate detection to a set without changing its answer")
     func manyMembers() throws {
         let names = (0..<40).map { "\"m\($0)\":\($0)" }
         #expect(try parse("{" + names.joined(separator: ",") + "}").count == 40)
         #expect(throws: JSONParseError.self) { try parse("{" + names.joined(separator: ",") + ",\"m3\":0}") }
+    }
+}
+
+/// SplitMix64: a small seeded generator, so that a randomized test repeats exactly.
+private struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
     }
 }
