@@ -177,7 +177,7 @@ struct JSONObjectParserTests {
             + known.map { name in
                 "\\u00" + String(name.utf8.first!, radix: 16) + String(name.dropFirst())
             } + ["grant_typ", "grant_types", "code_", "CODE", "client-id", ""] + (0..<20).map { "m\($0)" }
-        var generator = SplitMix64(seed: 0x7ca4_4f5e)
+        var generator = SplitMix(state: 0x7ca4_4f5e)
         for _ in 0..<4_000 {
             let count = Int.random(in: 1...24, using: &generator)
             let members = (0..<count).map { index -> String in
@@ -221,22 +221,5 @@ struct JSONObjectParserTests {
         let names = (0..<40).map { "\"m\($0)\":\($0)" }
         #expect(try parse("{" + names.joined(separator: ",") + "}").count == 40)
         #expect(throws: JSONParseError.self) { try parse("{" + names.joined(separator: ",") + ",\"m3\":0}") }
-    }
-}
-
-/// SplitMix64: a small seeded generator, so that a randomized test repeats exactly.
-private struct SplitMix64: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
