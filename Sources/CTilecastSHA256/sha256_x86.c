@@ -45,15 +45,16 @@ static const uint32_t round_constants[64] __attribute__((aligned(16))) = {
 // One 64-byte block (§6.2.2). `abef` and `cdgh` hold the intermediate hash value in the
 // instructions' layout. The schedule is kept as four registers of four words each, W[4g..4g+3]
 // in register g mod 4: W[t] = σ1(W[t-2]) + W[t-7] + σ0(W[t-15]) + W[t-16], where SHA256MSG1 adds
-// the σ0 terms to W[t-16], PALIGNR brings W[t-7], and SHA256MSG2 adds the σ1 terms.
+// the σ0 terms to W[t-16], PALIGNR brings W[t-7], and SHA256MSG2 adds the σ1 terms. The schedule
+// is the caller's, so that the caller can wipe it: where the compiler keeps it on the stack, its last
+// sixteen words give back the whole block (the schedule runs backwards), and the block is a secret.
 TILECAST_SHA_TARGET
-static inline void compress(__m128i *abef, __m128i *cdgh, const uint8_t *block) {
+static inline void compress(__m128i *abef, __m128i *cdgh, const uint8_t *block, __m128i schedule[4]) {
     const __m128i big_endian = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
     const __m128i saved_abef = *abef;
     const __m128i saved_cdgh = *cdgh;
     __m128i state0 = *abef;
     __m128i state1 = *cdgh;
-    __m128i schedule[4];
 
     for (int group = 0; group < 16; group++) {
         __m128i words;
@@ -96,10 +97,11 @@ void tilecast_sha256_hardware_hash(const uint8_t *bytes, size_t count, uint32_t 
     // H(0), §5.3.3, as {A, B, E, F} and {C, D, G, H} (lanes listed from the highest).
     __m128i abef = _mm_set_epi32(0x6a09e667, 0xbb67ae85, 0x510e527f, 0x9b05688c);
     __m128i cdgh = _mm_set_epi32(0x3c6ef372, 0xa54ff53a, 0x1f83d9ab, 0x5be0cd19);
+    __m128i schedule[4];
 
     size_t offset = 0;
     for (; count - offset >= 64; offset += 64) {
-        compress(&abef, &cdgh, bytes + offset);
+        compress(&abef, &cdgh, bytes + offset, schedule);
     }
 
     // Padding, §5.1.1: 0x80, zeros, the length in bits as a 64-bit big-endian integer.
@@ -115,15 +117,16 @@ void tilecast_sha256_hardware_hash(const uint8_t *bytes, size_t count, uint32_t 
     for (int index = 0; index < 8; index++) {
         tail[tail_blocks * 64 - 1 - index] = (uint8_t)(bit_length >> (8 * index));
     }
-    compress(&abef, &cdgh, tail);
+    compress(&abef, &cdgh, tail, schedule);
     if (tail_blocks == 2) {
-        compress(&abef, &cdgh, tail + 64);
+        compress(&abef, &cdgh, tail + 64, schedule);
     }
 
     store_digest(digest, abef, cdgh);
-    // Nothing of the input is left behind on the stack.
+    // Neither the input nor its schedule is left behind in this frame.
     memset(tail, 0, sizeof tail);
-    __asm__ __volatile__("" : : "r"(tail) : "memory");
+    memset(schedule, 0, sizeof schedule);
+    __asm__ __volatile__("" : : "r"(tail), "r"(schedule) : "memory");
 }
 
 // Two or three messages of one block each, hashed together: the rounds of one compression wait on the
@@ -131,13 +134,14 @@ void tilecast_sha256_hardware_hash(const uint8_t *bytes, size_t count, uint32_t 
 // the unit idle most of the time; the independent compressions of other messages fill it. On the CI
 // machine (AMD EPYC, Zen 4) three hashes of 47 bytes take 83 ns together against 73 ns each alone.
 //
-// `count` is a constant at every call below, so each loop over the messages is unrolled.
+// The schedules and the round inputs are the caller's, to be wiped as `compress`'s is.
 TILECAST_SHA_TARGET
 static inline void compress_together(
-    __m128i abef[3], __m128i cdgh[3], const uint8_t *const blocks[3], const int count
+    __m128i abef[3], __m128i cdgh[3], const uint8_t *const blocks[3], const int count,
+    __m128i schedule[3][4], __m128i message[3]
 ) {
     const __m128i big_endian = _mm_set_epi64x(0x0c0d0e0f08090a0bULL, 0x0405060700010203ULL);
-    __m128i state0[3], state1[3], schedule[3][4], message[3];
+    __m128i state0[3], state1[3];
     for (int m = 0; m < count; m++) {
         state0[m] = abef[m];
         state1[m] = cdgh[m];
@@ -193,20 +197,22 @@ static inline void hash_single_blocks(
 ) {
     uint8_t padded[3 * 64] __attribute__((aligned(16)));
     const uint8_t *blocks[3];
-    __m128i abef[3], cdgh[3];
+    __m128i abef[3], cdgh[3], schedule[3][4], message[3];
     for (int m = 0; m < count; m++) {
         pad_single_block(padded + 64 * m, messages[m], counts[m]);
         blocks[m] = padded + 64 * m;
         abef[m] = _mm_set_epi32(0x6a09e667, 0xbb67ae85, 0x510e527f, 0x9b05688c);
         cdgh[m] = _mm_set_epi32(0x3c6ef372, 0xa54ff53a, 0x1f83d9ab, 0x5be0cd19);
     }
-    compress_together(abef, cdgh, blocks, count);
+    compress_together(abef, cdgh, blocks, count, schedule, message);
     for (int m = 0; m < count; m++) {
         store_digest(digests[m], abef[m], cdgh[m]);
     }
-    // Nothing of the inputs is left behind on the stack.
+    // Neither the inputs nor their schedules are left behind in this frame.
     memset(padded, 0, sizeof padded);
-    __asm__ __volatile__("" : : "r"(padded) : "memory");
+    memset(schedule, 0, sizeof schedule);
+    memset(message, 0, sizeof message);
+    __asm__ __volatile__("" : : "r"(padded), "r"(schedule), "r"(message) : "memory");
 }
 
 TILECAST_SHA_TARGET
