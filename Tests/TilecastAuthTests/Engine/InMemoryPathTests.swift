@@ -7,9 +7,9 @@ import Testing
 @testable import TilecastAuth
 
 /// The engine calls the in-memory store, rate limiter and account directory without suspending when it
-/// has them (`AuthEngine+Components.swift`), and through their protocols otherwise — as every other test
+/// has them (`AuthEngine+Exchange.swift`), and through their protocols otherwise — as every other test
 /// of the engine does, behind a `FaultInjectingStore`. These tests drive the same seeded operations
-/// through both paths and require the same answers and the same records.
+/// through both paths and require the same answers, the same records and the same security events.
 struct InMemoryPathTests {
     /// A rate limiter that only forwards, so that the engine cannot see the in-memory one behind it.
     private struct ForwardingRateLimiter: RateLimiter {
@@ -32,6 +32,8 @@ struct InMemoryPathTests {
         let memory = InMemoryGrantStore(clients: Harness.clients)
         let accounts = InMemoryAccountDirectory(activeAccounts: [Harness.account, "account-8"])
         let clock = ManualTimeSource()
+        /// Every security event the engine reports: the two paths must report the same ones, in order.
+        let observer = RecordingObserver()
         let random: SeededRandomSource
         let engine: AuthEngine
 
@@ -44,6 +46,7 @@ struct InMemoryPathTests {
                 store: direct ? memory : FaultInjectingStore(memory),
                 accounts: direct ? accounts : ForwardingAccounts(base: accounts),
                 rateLimiter: direct ? limiter : ForwardingRateLimiter(base: limiter),
+                observer: observer,
                 timeSource: clock,
                 randomSource: random
             )
@@ -172,6 +175,15 @@ struct InMemoryPathTests {
             // Compared as a Bool: a failure's message would print every record of both stores.
             let sameRecords = direct.memory.snapshot() == forwarded.memory.snapshot()
             #expect(sameRecords, "seed \(seed): the two stores hold different records")
+            // The same events, in order: a replay's or a reuse's detection, each revocation, each refusal
+            // (events print no secret, so their descriptions are compared).
+            let events = [direct, forwarded].map { $0.observer.events.map(\.description) }
+            // Compared as a Bool, with where they part in the message, not the hundreds of events.
+            let sameEvents = events[0] == events[1]
+            let firstDifference =
+                events[0].indices.first { $0 >= events[1].count || events[0][$0] != events[1][$0] } ?? events[0].count
+            #expect(sameEvents, "seed \(seed): the paths' events part at #\(firstDifference)")
+            #expect(!direct.observer.codeReplays.isEmpty || !direct.observer.reuses.isEmpty, "seed \(seed)")
         }
         // The runs reach the answers that matter: issued, refused, forbidden and limited.
         #expect(Set(statuses.keys).isSuperset(of: [200, 400, 403, 429]), "\(statuses)")
