@@ -61,21 +61,24 @@ package enum SHA256 {
     }
 
     /// The longest message that is one block once padded (FIPS 180-4 §5.1.1: the message, a `1` bit and
-    /// a 64-bit length fill at most 64 bytes) — the most each message of ``hashTogether(_:_:)`` may be.
+    /// a 64-bit length fill at most 64 bytes) — the most each message of ``hashTogether(_:_:on:)`` may be.
     package static let singleBlockMessageLimit = 55
 
     /// The digests of two messages of at most ``singleBlockMessageLimit`` bytes each: on the SHA
     /// instructions both are hashed in one pass, about the time of one, since a lone hash waits on the
-    /// latency of each pair of rounds.
+    /// latency of each pair of rounds. `chosen` is this machine's ``implementation`` but in the tests,
+    /// which run the portable path on a machine with the instructions too.
     package static func hashTogether(
         _ first: UnsafeRawBufferPointer,
-        _ second: UnsafeRawBufferPointer
+        _ second: UnsafeRawBufferPointer,
+        on chosen: Implementation = implementation
     ) -> (SHA256Words, SHA256Words) {
         precondition(
             first.count <= singleBlockMessageLimit && second.count <= singleBlockMessageLimit,
             "hashed together, each message fits one block"
         )
-        guard implementation == .hardware else { return (portableHash(first), portableHash(second)) }
+        precondition(chosen == .portable || implementation == .hardware, "this processor has no SHA instructions")
+        guard chosen == .hardware else { return (portableHash(first), portableHash(second)) }
         var digests = DigestLanes()
         withUnsafeMutableBytes(of: &digests.words) { words in
             let out = words.baseAddress!.assumingMemoryBound(to: UInt32.self)
@@ -92,18 +95,20 @@ package enum SHA256 {
     }
 
     /// The digests of three messages of at most ``singleBlockMessageLimit`` bytes each, in one pass on
-    /// the SHA instructions (see ``hashTogether(_:_:)``).
+    /// the SHA instructions (see ``hashTogether(_:_:on:)``).
     package static func hashTogether(
         _ first: UnsafeRawBufferPointer,
         _ second: UnsafeRawBufferPointer,
-        _ third: UnsafeRawBufferPointer
+        _ third: UnsafeRawBufferPointer,
+        on chosen: Implementation = implementation
     ) -> (SHA256Words, SHA256Words, SHA256Words) {
         precondition(
             first.count <= singleBlockMessageLimit && second.count <= singleBlockMessageLimit
                 && third.count <= singleBlockMessageLimit,
             "hashed together, each message fits one block"
         )
-        guard implementation == .hardware else {
+        precondition(chosen == .portable || implementation == .hardware, "this processor has no SHA instructions")
+        guard chosen == .hardware else {
             return (portableHash(first), portableHash(second), portableHash(third))
         }
         var digests = DigestLanes()

@@ -43,7 +43,7 @@ public struct OpaqueToken: Sendable {
     }
 
     /// Mints two fresh secrets, `first`'s random bytes read from `randomSource` before `second`'s, and
-    /// hashes them together (``SHA256/hashTogether(_:_:)``): the two digests in about the time of one.
+    /// hashes them together (``SHA256/hashTogether(_:_:on:)``): the two digests in about the time of one.
     static func mint(
         _ first: SecretKind,
         _ second: SecretKind,
@@ -110,7 +110,7 @@ public struct OpaqueToken: Sendable {
 
     /// ``presentedDigest(_:as:)``, and beside it the SHA-256 of `companion` — the PKCE verifier a code
     /// comes with — hashed together with the secret when the companion fits one block
-    /// (``SHA256/hashTogether(_:_:)``), as a verifier of up to 55 characters does; `nil`, hashing
+    /// (``SHA256/hashTogether(_:_:on:)``), as a verifier of up to 55 characters does; `nil`, hashing
     /// nothing, when the text cannot be a secret of `kind`.
     static func presentedDigest(
         _ text: JSONText,

@@ -123,9 +123,13 @@ struct SHA256Tests {
 
     /// Messages hashed together get each its own digest: every length from 0 to 55 bytes in each place,
     /// beside messages of other lengths and bytes, at every alignment within 16 bytes — against the
-    /// portable implementation, one message at a time.
-    @Test("Two or three messages hashed together get the digests each gets alone")
-    func hashedTogetherAgreesWithAlone() {
+    /// portable implementation, one message at a time. On each implementation this machine has: the
+    /// portable one is what a processor without the SHA instructions hashes together with.
+    @Test(
+        "Two or three messages hashed together get the digests each gets alone",
+        arguments: SHA256.implementation == .hardware ? [SHA256.Implementation.portable, .hardware] : [.portable]
+    )
+    func hashedTogetherAgreesWithAlone(on implementation: SHA256.Implementation) {
         var generator = SystemRandomNumberGenerator()
         let limit = SHA256.singleBlockMessageLimit
         var buffers = (0..<3).map { _ in [UInt8](repeating: 0, count: limit + 16) }
@@ -144,8 +148,8 @@ struct SHA256Tests {
                                     UnsafeRawBufferPointer(rebasing: all[offset..<(offset + lengths[index])])
                                 }
                                 let alone = inputs.map(SHA256.portableHash)
-                                let two = SHA256.hashTogether(inputs[0], inputs[1])
-                                let three = SHA256.hashTogether(inputs[0], inputs[1], inputs[2])
+                                let two = SHA256.hashTogether(inputs[0], inputs[1], on: implementation)
+                                let three = SHA256.hashTogether(inputs[0], inputs[1], inputs[2], on: implementation)
                                 #expect([two.0, two.1] == Array(alone[0..<2]), "lengths \(lengths), offset \(offset)")
                                 #expect([three.0, three.1, three.2] == alone, "lengths \(lengths), offset \(offset)")
                             }
