@@ -27,6 +27,31 @@ struct InMemoryPathTests {
         }
     }
 
+    /// A deterministic random source that can go back to a mark and hand out the same bytes again, as a
+    /// broken one might: the next operation then mints keys an earlier one stored.
+    final class RewindableRandomSource: RandomSource, Sendable {
+        private let state: LockedValue<(generator: SplitMix, mark: SplitMix)>
+
+        init(seed: UInt64) {
+            state = LockedValue((SplitMix(state: seed), SplitMix(state: seed)))
+        }
+
+        func fill(_ buffer: UnsafeMutableRawBufferPointer) {
+            state.withLock { state in
+                for index in buffer.indices { buffer[index] = UInt8(truncatingIfNeeded: state.generator.next()) }
+            }
+        }
+
+        /// Where ``rewind()`` goes back to.
+        func mark() { state.withLock { $0.mark = $0.generator } }
+
+        /// Hands out again the bytes handed out since ``mark()``.
+        func rewind() { state.withLock { $0.generator = $0.mark } }
+
+        /// Goes on with another sequence: bytes no operation was handed before.
+        func reseed(_ seed: UInt64) { state.withLock { $0.generator = SplitMix(state: seed) } }
+    }
+
     /// One engine on its own components, built alike for both paths from the same seed.
     private struct World {
         let memory = InMemoryGrantStore(clients: Harness.clients)
@@ -34,11 +59,11 @@ struct InMemoryPathTests {
         let clock = ManualTimeSource()
         /// Every security event the engine reports: the two paths must report the same ones, in order.
         let observer = RecordingObserver()
-        let random: SeededRandomSource
+        let random: RewindableRandomSource
         let engine: AuthEngine
 
         init(direct: Bool, seed: UInt64, leeway: Duration) throws {
-            random = SeededRandomSource(seed: seed)
+            random = RewindableRandomSource(seed: seed)
             // A small bucket, so that some requests are limited.
             let limiter = InMemoryRateLimiter(capacity: 12, refillInterval: 2)
             engine = try AuthEngine(
@@ -227,6 +252,71 @@ struct InMemoryPathTests {
         #expect(answers[0].map(\.body) == answers[1].map(\.body))
         let sameRecords = snapshots[0] == snapshots[1]
         #expect(sameRecords, "the two stores hold different records")
+    }
+
+    /// A write the in-memory store refuses by throwing — here because the random source handed out the
+    /// bytes of an earlier operation again, so the write names a key already stored — is a 503 with the
+    /// write's operation in its security event, on both paths, and writes nothing: the code is not
+    /// redeemed, the refresh token not rotated, and each works once the source recovers. The in-place
+    /// path names each operation itself (`AuthEngine+Exchange.swift`); no other test made it throw.
+    @Test("A write the in-memory store refuses by throwing answers 503 and names its operation alike on both paths")
+    func refusedWriteSamePaths() async throws {
+        var answers: [[EndpointResponse]] = []
+        var snapshots: [InMemoryGrantStore.Snapshot] = []
+        for direct in [true, false] {
+            let world = try World(direct: direct, seed: 21, leeway: .zero)
+            let verifiers = [0x2A, 0x3B].map { Base64URL.encode([UInt8](repeating: $0, count: 32)) }
+            let firstCode = try #require(await world.issueCode(verifier: verifiers[0]))
+            var responses: [EndpointResponse] = []
+            // What the store holds before each refused write must be what it holds after it.
+            var unchanged: [Bool] = []
+            func refused(_ json: [String: Any]) async {
+                world.random.rewind()
+                let before = world.memory.snapshot()
+                responses.append(await world.post(json))
+                unchanged.append(world.memory.snapshot() == before)
+            }
+
+            world.random.mark()
+            responses.append(await world.post(exchange(firstCode, verifiers[0])))
+            let first = try #require(TestResponse(response: responses[0]).refreshToken)
+            let secondCode = try #require(await world.issueCode(verifier: verifiers[1]))
+            await refused(exchange(secondCode, verifiers[1]))
+
+            world.random.mark()
+            responses.append(await world.post(refresh(first, session: false)))
+            let second = try #require(TestResponse(response: responses[2]).refreshToken)
+            await refused(refresh(second, session: false))
+            await refused(refresh(second, session: true))
+
+            // With fresh bytes again, the code and the token that were refused work.
+            world.random.reseed(0xF8E5)
+            responses.append(await world.post(exchange(secondCode, verifiers[1])))
+            responses.append(await world.post(refresh(second, session: true)))
+
+            #expect(responses.map(\.status) == [200, 503, 200, 503, 503, 200, 200], "\(responses.map(\.status))")
+            #expect(unchanged == [true, true, true], "direct \(direct)")
+            let failures = world.observer.events.filter { $0.kind == .backendFailed }
+            #expect(
+                failures.map(\.backendOperation) == [
+                    .redeemCode, .rotateRefreshToken, .rotateRefreshTokenStartingSession,
+                ],
+                "direct \(direct): \(failures.map(\.description))"
+            )
+            answers.append(responses)
+            snapshots.append(world.memory.snapshot())
+        }
+        #expect(answers[0].map(\.headers) == answers[1].map(\.headers))
+        #expect(answers[0].map(\.body) == answers[1].map(\.body))
+        let sameRecords = snapshots[0] == snapshots[1]
+        #expect(sameRecords, "the two stores hold different records")
+    }
+
+    private func refresh(_ token: String, session: Bool) -> [String: Any] {
+        [
+            "grant_type": "refresh_token", "client_id": "tilecast-ios", "refresh_token": token,
+            "studio_session": session,
+        ]
     }
 
     private func exchange(_ code: String, _ verifier: String) -> [String: Any] {
