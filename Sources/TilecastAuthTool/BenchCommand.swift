@@ -20,7 +20,8 @@ struct BenchCommand: Subcommand {
           --memory-grants N live grants over which to measure memory per grant (default 1000000)
           --peers PATH      also run the peers' script between the rounds and print ratios: in memory
                             shared/bench/run-peers, on PostgreSQL shared/bench/run-peers-postgres (on the
-                            same server, with the same numbers of callers)
+                            same server, with the same numbers of callers); with --smoke too, on 2,000
+                            operations a run in memory (CI gives it stand-ins: .ci/peers-standin)
           --only OP         measure only this operation, with one caller (for profiling)
           --callers N       with --only: with N concurrent callers instead
           --strings S       how codes name account, redirect URI and scope: shared (default; one
@@ -190,7 +191,10 @@ struct BenchCommand: Subcommand {
             var peerResults: [String: PeerBenchmark.Result] = [:]
             var postgresPeerResults: [PostgresPeerBenchmark.Result] = []
             var postgresFloorRuns: [PostgresFloor] = []
-            let postgresPeers = onPostgres && !only && !smoke ? peers : nil
+            // The peers run with the smoke too, on its few operations: CI runs it with stand-ins of the peers'
+            // scripts (`.ci/peers-standin`), so that the path a `--peers` run takes is run on every change.
+            let postgresPeers = onPostgres && !only ? peers : nil
+            let memoryPeers = !onPostgres && !only ? peers : nil
             let callerCounts = [1] + (options.parallel ? options.parallelCallers : [])
             let measurements = try await Benchmark(options: options).run(
                 progress: { print("… \($0)") },
@@ -209,14 +213,21 @@ struct BenchCommand: Subcommand {
                         )
                         postgresPeerResults += results ?? []
                     }
-                    guard comparing else { return }
-                    hashRuns.append(HashBenchmark.ours(runs: 1, iterations: 1_000_000))
-                    portableHashRuns.append(HashBenchmark.ours(runs: 1, iterations: 1_000_000, portable: true))
-                    floorRuns.append(HashBenchmark.exchangeFloor(runs: 1))
-                    if let openssl = HashBenchmark.openssl(seconds: 1) {
-                        opensslRuns.append(openssl)
+                    if comparing {
+                        hashRuns.append(HashBenchmark.ours(runs: 1, iterations: 1_000_000))
+                        portableHashRuns.append(HashBenchmark.ours(runs: 1, iterations: 1_000_000, portable: true))
+                        floorRuns.append(HashBenchmark.exchangeFloor(runs: 1))
+                        if let openssl = HashBenchmark.openssl(seconds: 1) {
+                            opensslRuns.append(openssl)
+                        }
                     }
-                    if let peers, let results = PeerBenchmark.run(script: peers, operations: 20_000, runs: 1) {
+                    if let memoryPeers,
+                        let results = PeerBenchmark.run(
+                            script: memoryPeers,
+                            operations: smoke ? 2_000 : 20_000,
+                            runs: 1
+                        )
+                    {
                         for result in results.map({ $0.measured(afterRound: round) }) {
                             peerResults[result.library] = peerResults[result.library]?.adding(result) ?? result
                         }
@@ -469,6 +480,11 @@ struct BenchCommand: Subcommand {
             if let python = PeerBenchmark.interpreter() {
                 print("  the peers ran on Python \(python.version) from \(python.prefix)")
                 print("peer python=\(python.version) prefix=\(python.prefix)")
+            }
+            if peers.isEmpty {
+                print(
+                    "  the peers' script printed nothing measured: does it run here, and is its virtualenv installable?"
+                )
             }
             for peer in peers {
                 let exchangeRatio = exchange.map { peer.codeExchange / $0.median }
