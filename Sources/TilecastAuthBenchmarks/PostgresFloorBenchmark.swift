@@ -39,6 +39,51 @@ public struct PostgresFloor: Sendable {
     }
 }
 
+/// Whether the server a PostgreSQL run measured makes a commit wait for its WAL flush, as PostgreSQL does
+/// as it comes, and its version: a run's figures mean something else on a server that does not flush
+/// (`fsync = off`, which PostgreSQL's documentation says risks "unrecoverable data corruption" in a
+/// crash, or `synchronous_commit = off`, which can lose the last transactions), so every run states it.
+public struct PostgresServerDurability: Sendable, Equatable {
+    /// The settings as `pg_settings` names them: `server_version`, `fsync`, `synchronous_commit`,
+    /// `wal_sync_method`, those the server has.
+    public let settings: [Setting]
+
+    public struct Setting: Sendable, Equatable {
+        public let name: String
+        public let value: String
+
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    public init(settings: [Setting]) {
+        self.settings = settings
+    }
+
+    /// The value of setting `name`, if the server reported it.
+    public func value(of name: String) -> String? {
+        settings.first { $0.name == name }?.value
+    }
+
+    /// Whether a commit waits until its WAL is on the disk: `fsync` on and `synchronous_commit` not off
+    /// (`local`, `remote_write`, `on` and `remote_apply` all flush locally first).
+    public var flushesCommits: Bool {
+        value(of: "fsync") == "on" && value(of: "synchronous_commit") != "off"
+    }
+
+    /// `bench postgres_server version=… fsync=… synchronous_commit=… wal_sync_method=… durable_commits=yes|no`,
+    /// each value up to its first space (a packaged server's version goes on: `15.18 (Debian 15.18-0+deb12u1)`).
+    public var outputLine: String {
+        let names = ["server_version": "version"]
+        func word(_ value: String) -> String { String(value.prefix { $0 != " " }) }
+        return "bench postgres_server "
+            + settings.map { "\(names[$0.name] ?? $0.name)=\(word($0.value))" }.joined(separator: " ")
+            + " durable_commits=\(flushesCommits ? "yes" : "no")"
+    }
+}
+
 #if PostgreSQL
 /// Measures ``PostgresFloor`` on a server.
 public enum PostgresFloorBenchmark: Sendable {
@@ -65,6 +110,20 @@ public enum PostgresFloorBenchmark: Sendable {
         }
         try await store.dropSchema()
         return floor
+    }
+
+    /// The server's version and durability settings (``PostgresServerDurability``). Reads `pg_settings`
+    /// only: no schema is made.
+    public static func durability(databaseURL: String) async throws -> PostgresServerDurability {
+        let configuration = try PostgresConfiguration(
+            databaseURL: databaseURL,
+            schema: "tilecast_bench_settings",
+            maximumConnections: 1
+        )
+        let store = PostgresGrantStore(clients: [], configuration: configuration)
+        defer { store.close() }
+        let settings = try await store.durabilitySettings()
+        return PostgresServerDurability(settings: settings.map { .init(name: $0.name, value: $0.value) })
     }
 }
 #endif

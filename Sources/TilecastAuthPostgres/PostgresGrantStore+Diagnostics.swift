@@ -73,6 +73,32 @@ extension PostgresGrantStore {
         return (try await median(select), try await median(insert))
     }
 
+    /// The server's version and the settings that decide whether a commit waits for its WAL to reach the
+    /// disk — `fsync`, `synchronous_commit`, `wal_sync_method` — as `pg_settings` names them, in that
+    /// order, the version first. For the benchmark, whose figures mean something else on a server that
+    /// does not flush: a redeemed code or a rotated token survives a crash only if its commit was flushed.
+    package func durabilitySettings() async throws -> [(name: String, value: String)] {
+        let read = PostgresStatement(
+            name: "diagnostics_durability",
+            sql: """
+                SELECT name, setting FROM pg_settings
+                WHERE name IN ('server_version', 'fsync', 'synchronous_commit', 'wal_sync_method')
+                ORDER BY array_position(
+                    ARRAY['server_version', 'fsync', 'synchronous_commit', 'wal_sync_method'], name::text)
+                """
+        )
+        return try await pool.withConnection(idempotent: true) {
+            connection throws(PostgresError) -> [(name: String, value: String)] in
+            let result = try connection.execute(read, [])
+            var settings: [(name: String, value: String)] = []
+            for index in 0..<result.rowCount {
+                let row = result.row(index)
+                settings.append((try row.text(0), try row.text(1)))
+            }
+            return settings
+        }
+    }
+
     /// Drops the store's schema with everything in it. For benchmarks and tests that made a schema of
     /// their own; never for a schema that holds real grants.
     package func dropSchema() async throws {

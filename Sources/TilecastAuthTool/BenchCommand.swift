@@ -46,7 +46,8 @@ struct BenchCommand: Subcommand {
         interleaved, \(Benchmark.interleavedSlice) operations of each in turn; the median of the rounds'
         ratios, and the ratio of the medians):
           bench scaling op=<operation> grants=<N> against=<N> paired_ratio=<×> ratio_of_medians=<×>
-        and on PostgreSQL
+        and on PostgreSQL the server's version and whether its commits wait for their WAL flush
+          bench postgres_server version=<v> fsync=<on|off> synchronous_commit=<v> wal_sync_method=<v> durable_commits=<yes|no>
           bench postgres_round_trip_us=<µs> postgres_durable_write_us=<µs> postgres_floor_us=<µs>.
         """
 
@@ -245,7 +246,11 @@ struct BenchCommand: Subcommand {
                     storeWrites: nil,
                     accountOperations: nil
                 )
-                reportPostgresFloor(postgresFloorRuns, beside: measurements)
+                var durability: PostgresServerDurability?
+                if onPostgres, !only, let databaseURL {
+                    durability = await Self.postgresDurability(databaseURL: databaseURL)
+                }
+                reportPostgresFloor(postgresFloorRuns, durability: durability, beside: measurements)
                 if postgresPeers != nil {
                     reportPostgresPeers(PostgresPeerBenchmark.combine(postgresPeerResults), beside: measurements)
                 }
@@ -308,9 +313,40 @@ struct BenchCommand: Subcommand {
         #endif
     }
 
-    /// The floor, and the single-caller exchange and refresh as multiples of it; a table line and a
+    /// The server's version and durability settings (``PostgresServerDurability``), or `nil` with a note
+    /// when they could not be read.
+    private static func postgresDurability(databaseURL: String) async -> PostgresServerDurability? {
+        #if PostgreSQL
+        do {
+            return try await PostgresFloorBenchmark.durability(databaseURL: databaseURL)
+        } catch {
+            print("… the server's settings were not read: \(error)")
+            return nil
+        }
+        #else
+        return nil
+        #endif
+    }
+
+    /// The server's durability settings, then the floor and the single-caller exchange and refresh as
+    /// multiples of it: table lines, a `bench postgres_server …` line and a
     /// `bench postgres_round_trip_us=… postgres_durable_write_us=… postgres_floor_us=…` line.
-    private func reportPostgresFloor(_ runs: [PostgresFloor], beside ours: [BenchmarkMeasurement]) {
+    private func reportPostgresFloor(
+        _ runs: [PostgresFloor],
+        durability: PostgresServerDurability?,
+        beside ours: [BenchmarkMeasurement]
+    ) {
+        if let durability {
+            let settings = durability.settings.map { "\($0.name) \($0.value)" }.joined(separator: ", ")
+            print(
+                "\nthe server: \(settings); "
+                    + (durability.flushesCommits
+                        ? "each write commits durably, waiting for its WAL flush, as PostgreSQL does as it comes"
+                        : "NO write waits for its WAL flush: a crash can lose redeemed codes and rotated tokens, "
+                            + "and these figures are not those of a server as it comes")
+            )
+            print(durability.outputLine)
+        }
         guard let floor = PostgresFloor.median(of: runs) else { return }
         func format(_ value: Double) -> String { String(format: "%.2f", value) }
         let multiples = ["code_exchange", "refresh"].compactMap { operation -> String? in
@@ -323,7 +359,9 @@ struct BenchCommand: Subcommand {
         }
         print(
             "\nthe server's floor (median of \(runs.count), one connection): a round trip (SELECT 1) "
-                + "\(format(floor.roundTrip)) µs, a one-row write committed durably \(format(floor.durableWrite)) µs; "
+                + "\(format(floor.roundTrip)) µs, a one-row write committed "
+                + (durability?.flushesCommits == false ? "without a flush (not durable here) " : "durably ")
+                + "\(format(floor.durableWrite)) µs; "
                 + "an exchange or a refresh needs two of the first and one of the second: \(format(floor.floor)) µs"
                 + (multiples.isEmpty ? "" : "; with one caller " + multiples.joined(separator: ", ") + " it")
         )

@@ -65,6 +65,28 @@ struct PostgresOperationsTests {
         #expect(try await store.removeExpired(at: later.addingTimeInterval(601)) >= 1)
     }
 
+    @Test("The server's durability settings are read in order, as the server itself reports them")
+    func durabilitySettings() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        defer { store.close() }
+        let settings = try await store.durabilitySettings()
+        #expect(settings.map(\.name) == ["server_version", "fsync", "synchronous_commit", "wal_sync_method"])
+
+        let check = try PostgresConnection.open(store.configuration)
+        let reported = try check.execute(
+            PostgresStatement(
+                name: "test_durability",
+                sql: """
+                    SELECT current_setting('server_version'), current_setting('fsync'),
+                        current_setting('synchronous_commit'), current_setting('wal_sync_method')
+                    """
+            ),
+            []
+        )
+        let row = reported.row(0)
+        #expect(settings.map(\.value) == (0..<4).map { try? row.text($0) })
+    }
+
     @Test("Every function of the schema runs with search_path pinned to pg_catalog, pg_temp")
     func functionsPinTheirSearchPath() async throws {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
