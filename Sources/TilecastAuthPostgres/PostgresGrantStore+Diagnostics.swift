@@ -81,10 +81,11 @@ extension PostgresGrantStore {
         let read = PostgresStatement(
             name: "diagnostics_durability",
             sql: """
-                SELECT name, setting FROM pg_settings
-                WHERE name IN ('server_version', 'fsync', 'synchronous_commit', 'wal_sync_method')
-                ORDER BY array_position(
-                    ARRAY['server_version', 'fsync', 'synchronous_commit', 'wal_sync_method'], name::text)
+                SELECT s.name, s.setting
+                FROM unnest(ARRAY['server_version', 'fsync', 'synchronous_commit', 'wal_sync_method'])
+                    WITH ORDINALITY AS wanted (name, position)
+                JOIN pg_settings s ON s.name = wanted.name
+                ORDER BY wanted.position
                 """
         )
         return try await pool.withConnection(idempotent: true) {
