@@ -141,6 +141,7 @@ public struct Benchmark: Sendable {
                 runs: samples[index].map(\.microseconds),
                 operationsPerRun: options.operationsPerRun,
                 roundTripsPerOperation: Self.median(samples[index].compactMap(\.roundTrips)),
+                rememberedPerOperation: Self.median(samples[index].compactMap(\.remembered)),
                 statementsPerOperation: Self.median(samples[index].compactMap(\.statements))
             )
         }
@@ -189,6 +190,7 @@ public struct Benchmark: Sendable {
     private struct Sample {
         var microseconds: Double
         var roundTrips: Double?
+        var remembered: Double?
         var statements: Double?
     }
 
@@ -288,6 +290,7 @@ public struct Benchmark: Sendable {
         let count = options.operationsPerRun
         let engine = world.engine
         let roundTripsBefore = world.roundTrips
+        let rememberedBefore = world.rememberedRecordsUsed
         let statementsBefore = await world.serverStatements()
         let start = clock()
         let executor = world.taskExecutor
@@ -320,6 +323,7 @@ public struct Benchmark: Sendable {
         return Sample(
             microseconds: elapsed / Double(count) * Double(callers),
             roundTrips: perOperation(roundTripsBefore, world.roundTrips),
+            remembered: perOperation(rememberedBefore, world.rememberedRecordsUsed),
             statements: perOperation(statementsBefore, statementsAfter)
         )
     }

@@ -10,6 +10,9 @@ public struct BenchmarkMeasurement: Sendable {
     public let operationsPerRun: Int
     /// On PostgreSQL: round trips per operation, store and rate limiter together (median over the runs).
     public var roundTripsPerOperation: Double? = nil
+    /// On PostgreSQL: codes and refresh tokens per operation the store answered from what it remembers of
+    /// its own writes, each a round trip saved (median over the runs).
+    public var rememberedPerOperation: Double? = nil
     /// On PostgreSQL with `pg_stat_statements`: statements the server executed per operation, those
     /// inside the store's functions included (median over the runs).
     public var statementsPerOperation: Double? = nil

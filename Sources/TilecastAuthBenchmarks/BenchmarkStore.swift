@@ -6,17 +6,34 @@ public enum BenchmarkStore: Sendable, Equatable {
     case memory
     /// ``PostgresGrantStore`` with ``PostgresRateLimiter`` on the server at `databaseURL`, each run in a
     /// schema of its own — every instance of a multi-instance deployment sharing all state. Only with
-    /// the package trait PostgreSQL.
+    /// the package trait PostgreSQL. The store remembers `rememberedRecords` of the records it wrote
+    /// (``PostgresConfiguration/rememberedRecords``); every operation of the benchmark presents a code or
+    /// token the same store wrote, so with any capacity it remembers them all — as one instance does, and
+    /// not as several behind a balancer, which each remember only their own: `0` measures those.
     #if PostgreSQL
-    case postgres(databaseURL: String)
+    case postgres(databaseURL: String, rememberedRecords: Int = 10_000)
     #endif
+
+    /// Whether the store remembers the records it wrote, so that the benchmark's operations, which each
+    /// present a record the same store wrote, skip their lookup.
+    public var remembersRecords: Bool {
+        switch self {
+        case .memory: false
+        #if PostgreSQL
+        case .postgres(_, let rememberedRecords): rememberedRecords > 0
+        #endif
+        }
+    }
 
     /// What the report calls it.
     public var name: String {
         switch self {
         case .memory: "in-memory store"
         #if PostgreSQL
-        case .postgres: "PostgreSQL store and rate limiter"
+        case .postgres(_, let rememberedRecords):
+            rememberedRecords == 0
+                ? "PostgreSQL store and rate limiter, remembering no record it wrote (as behind a balancer)"
+                : "PostgreSQL store and rate limiter, remembering up to \(rememberedRecords) records it wrote"
         #endif
         }
     }

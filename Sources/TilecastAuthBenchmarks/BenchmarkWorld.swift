@@ -51,12 +51,13 @@ final class BenchmarkWorld {
             postgres = nil
             #endif
         #if PostgreSQL
-        case .postgres(let databaseURL):
+        case .postgres(let databaseURL, let rememberedRecords):
             let schema = "tilecast_bench_" + UUID().uuidString.lowercased().prefix(8)
             let configuration = try PostgresConfiguration(
                 databaseURL: databaseURL,
                 schema: schema,
-                maximumConnections: 8
+                maximumConnections: 8,
+                rememberedRecords: rememberedRecords
             )
             let store = PostgresGrantStore(clients: Self.clients, configuration: configuration)
             try await store.migrate()
@@ -91,6 +92,16 @@ final class BenchmarkWorld {
     var roundTrips: Int? {
         #if PostgreSQL
         postgres.map { $0.store.statistics.roundTrips + $0.limiter.statistics.roundTrips }
+        #else
+        nil
+        #endif
+    }
+
+    /// Codes and refresh tokens the store answered from what it remembers of its own writes so far;
+    /// `nil` in memory.
+    var rememberedRecordsUsed: Int? {
+        #if PostgreSQL
+        postgres.map { $0.store.statistics.rememberedRecordsUsed }
         #else
         nil
         #endif

@@ -21,8 +21,14 @@ public struct PostgresFloor: Sendable {
     /// One round trip of a one-row insert committed durably, µs (median).
     public let durableWrite: Double
 
-    /// Two round trips and one durable write, µs.
-    public var floor: Double { 2 * roundTrip + durableWrite }
+    /// Two round trips and one durable write, µs: the limiter's admission, the lookup and the write.
+    public var floor: Double { floor(lookingUp: true) }
+
+    /// The least an exchange or a refresh costs, µs: the limiter's admission, the lookup unless the
+    /// store remembers the record (`lookingUp` false), and one durable write.
+    public func floor(lookingUp: Bool) -> Double {
+        (lookingUp ? 2 : 1) * roundTrip + durableWrite
+    }
 
     public init(roundTrip: Double, durableWrite: Double) {
         self.roundTrip = roundTrip

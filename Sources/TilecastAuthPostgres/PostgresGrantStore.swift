@@ -29,11 +29,19 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         self.clients = Dictionary(clients.map { ($0.id, $0) }, uniquingKeysWith: { _, last in last })
         self.pool = PostgresConnectionPool(configuration: configuration)
         self.statements = PostgresStatements(schema: configuration.quotedSchema)
+        self.remembered = RememberedRecords(capacity: configuration.rememberedRecords)
         // One thread more than connections: the one that never blocks (PostgresTaskExecutor).
         self.executor = PostgresTaskExecutor(maximumThreads: configuration.maximumConnections + 1)
     }
 
     private let executor: PostgresTaskExecutor
+
+    /// The codes and refresh tokens this store wrote, which it answers ``rememberedAuthorizationCode(_:)``
+    /// and ``rememberedRefreshToken(_:)`` from (``PostgresConfiguration/rememberedRecords``).
+    private let remembered: RememberedRecords
+
+    /// How many records the store remembers now.
+    var rememberedRecordCount: Int { remembered.count }
 
     /// Calls of ``removeExpired(at:)`` that found another instance's under way, and removed nothing.
     private let expiredRemovalsSkipped = LockedValue(0)
@@ -70,7 +78,8 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             connectionsRefused: pool.connectionsRefused,
             operationsInPlace: pool.operationsInPlace,
             transientRetries: pool.transientRetries,
-            expiredRemovalsSkipped: expiredRemovalsSkipped.withLock { $0 }
+            expiredRemovalsSkipped: expiredRemovalsSkipped.withLock { $0 },
+            rememberedRecordsUsed: remembered.used
         )
     }
 
@@ -195,6 +204,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             _ = try connection.execute(statement, parameters)
         }
+        remembered.remember(code)
     }
 
     public func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
@@ -203,6 +213,11 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             let result = try connection.execute(statement, [.digest(digest)])
             return result.rowCount == 0 ? nil : try result.row(0).authorizationCode()
         }
+    }
+
+    /// The code as this store inserted it, until its redemption here; no round trip.
+    public func rememberedAuthorizationCode(_ digest: SecretDigest) -> AuthorizationCode? {
+        remembered.code(digest)
     }
 
     public func redeemCode(
@@ -219,7 +234,8 @@ public final class PostgresGrantStore: GrantStore, Sendable {
                 .digest(grant.currentRefreshToken), .digest(grant.session),
             ] + Self.tokenParameters(of: issuance)
         let statement = statements.redeemCode
-        return try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+        let outcome: CodeRedemption = try await pool.withConnection(idempotent: false) {
+            connection throws(PostgresError) in
             let row = try Self.single(try connection.execute(statement, parameters))
             switch try row.int2(0) {
             case 0: return .redeemed
@@ -228,6 +244,9 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             default: throw PostgresError(.unexpectedResult, message: "redeem_code: an unknown outcome")
             }
         }
+        remembered.forgetCode(digest)
+        if case .redeemed = outcome { remember(issuance) }
+        return outcome
     }
 
     public func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation {
@@ -240,17 +259,31 @@ public final class PostgresGrantStore: GrantStore, Sendable {
                 .text(grant.revocation?.reason.rawValue),
             ] + Self.tokenParameters(of: issuance) + [.date(issuance.authenticatedAt)]
         let statement = statements.createGrant
-        return try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
+        let outcome = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             switch try Self.single(try connection.execute(statement, parameters)).int2(0) {
-            case 0: return .created
-            case 1: return .accountRevoked
+            case 0: return GrantCreation.created
+            case 1: return GrantCreation.accountRevoked
             default: throw PostgresError(.unexpectedResult, message: "create_grant: an unknown outcome")
             }
         }
+        if case .created = outcome { remember(issuance) }
+        return outcome
+    }
+
+    /// Remembers the refresh token of a grant this store wrote, with the grant.
+    private func remember(_ issuance: GrantIssuance) {
+        guard let token = issuance.refreshToken else { return }
+        remembered.remember(RefreshTokenLookup(token: token, grant: issuance.grant))
     }
 
     public func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
         try await lookUpRefreshToken(digest)
+    }
+
+    /// The refresh token and its grant as this store's redemption, grant creation or rotation wrote them,
+    /// until its rotation here; no round trip.
+    public func rememberedRefreshToken(_ digest: SecretDigest) -> RefreshTokenLookup? {
+        remembered.refreshToken(digest)
     }
 
     public func rotateRefreshToken(
@@ -265,6 +298,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         let outcome = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             try Self.single(try connection.execute(statement, parameters)).int2(0)
         }
+        rememberRotation(outcome, of: presented, replacing: current, to: successor, session: nil)
         return try await rotation(outcome, of: presented, from: statement)
     }
 
@@ -286,6 +320,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         let outcome = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             try Self.single(try connection.execute(statement, parameters)).int2(0)
         }
+        rememberRotation(outcome, of: presented, replacing: current, to: successor, session: session.digest)
         return try await rotation(outcome, of: presented, from: statement)
     }
 
@@ -303,6 +338,24 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             .digest(accessToken.digest), .grant(accessToken.grant), .date(accessToken.issuedAt),
             .date(accessToken.expiresAt),
         ]
+    }
+
+    /// After a rotation function: the successor remembered in place of the presented token when it
+    /// rotated, and on a leeway retry the successor it retired forgotten; otherwise the presented token
+    /// forgotten, as its rotation found it changed.
+    private func rememberRotation(
+        _ outcome: Int16,
+        of presented: SecretDigest,
+        replacing current: SecretDigest,
+        to successor: RefreshToken,
+        session: SecretDigest?
+    ) {
+        guard outcome == 0 else {
+            remembered.forgetRefreshToken(presented)
+            return
+        }
+        if current != presented { remembered.forgetRefreshToken(current) }
+        remembered.rotated(presented, to: successor, session: session)
     }
 
     /// The outcome of a rotation function: 0 rotated, 1 no such token, 2 grant not live, 3 superseded.

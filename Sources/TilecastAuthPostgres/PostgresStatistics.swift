@@ -25,5 +25,10 @@ public struct PostgresStatistics: Sendable, Hashable {
     /// count that grows with every call says instances prune at the same moments. Always 0 for a
     /// ``PostgresRateLimiter``.
     public var expiredRemovalsSkipped: Int = 0
+    /// Codes and refresh tokens answered from what the store remembers of its own writes
+    /// (``PostgresConfiguration/rememberedRecords``), each a lookup's round trip saved — unless the engine
+    /// found it stale, or would have refused on it, and read it after all. Always 0 for a
+    /// ``PostgresRateLimiter``.
+    public var rememberedRecordsUsed: Int = 0
 }
 #endif

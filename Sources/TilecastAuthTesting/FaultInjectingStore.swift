@@ -28,6 +28,8 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         var failCallNumber: Int?
         var calls = 0
         var retainedSessions: [SecretDigest: SessionLookup] = [:]
+        var rememberedCodes: [SecretDigest: AuthorizationCode] = [:]
+        var rememberedRefreshTokens: [SecretDigest: RefreshTokenLookup] = [:]
     }
 
     /// The wrapped store.
@@ -71,6 +73,19 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         state.withLock { $0.retainedSessions[lookup.session.digest] = lookup }
     }
 
+    /// Answers ``rememberedAuthorizationCode(_:)`` with `code` from now on, as a store that wrote it and
+    /// remembers it would — stale once the wrapped store's code changes, which is what a test of the
+    /// engine's use of remembered records needs (`GrantStore`'s "Remembered records").
+    public func remember(_ code: AuthorizationCode) {
+        state.withLock { $0.rememberedCodes[code.digest] = code }
+    }
+
+    /// Answers ``rememberedRefreshToken(_:)`` with `lookup` from now on, stale once the wrapped store's
+    /// token or grant changes.
+    public func remember(_ lookup: RefreshTokenLookup) {
+        state.withLock { $0.rememberedRefreshTokens[lookup.token.digest] = lookup }
+    }
+
     private func enter(_ operation: Operation) throws {
         let fail = state.withLock { state -> Bool in
             state.calls += 1
@@ -102,6 +117,12 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         return try await base.authorizationCode(digest)
     }
 
+    /// The code a test planted with `remember(_:)`, else what the wrapped store remembers. Never fails:
+    /// the requirement has no I/O.
+    public func rememberedAuthorizationCode(_ digest: SecretDigest) -> AuthorizationCode? {
+        state.withLock { $0.rememberedCodes[digest] } ?? base.rememberedAuthorizationCode(digest)
+    }
+
     public func redeemCode(
         _ digest: SecretDigest,
         issuing issuance: GrantIssuance,
@@ -121,6 +142,12 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     public func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
         try enter(.refreshToken)
         return try await base.refreshToken(digest)
+    }
+
+    /// The token a test planted with `remember(_:)`, else what the wrapped store remembers. Never fails:
+    /// the requirement has no I/O.
+    public func rememberedRefreshToken(_ digest: SecretDigest) -> RefreshTokenLookup? {
+        state.withLock { $0.rememberedRefreshTokens[digest] } ?? base.rememberedRefreshToken(digest)
     }
 
     public func rotateRefreshToken(

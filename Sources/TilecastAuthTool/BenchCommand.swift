@@ -36,12 +36,18 @@ struct BenchCommand: Subcommand {
                             floor: a round trip (SELECT 1) and a durably committed one-row write; needs
                             the package trait PostgreSQL:
                             swift run -c release --traits PostgreSQL tilecast-auth bench --store postgres …
+          --remembered-records N  with --store postgres: how many of the records it wrote the store
+                            remembers (default 10000, as PostgresConfiguration's); each operation presents
+                            a code or token the same store wrote, so it skips every lookup, as one
+                            instance does; 0 measures several instances behind a balancer, which read
+                            what another wrote
 
         Prints the machine it ran on:
           bench machine processor="<name>" family=<N> model=<N> processors=<N> boot_id=<id> booted_at=<time>
         then a table, then one line per measurement:
           bench op=<operation> grants=<N> callers=<N> median_us=<µs> min_us=<µs> max_us=<µs> runs=<N> ops=<N>
-        and on PostgreSQL also store=postgres round_trips=<per op> statements=<per op>; for each operation
+        and on PostgreSQL also store=postgres round_trips=<per op> statements=<per op> remembered=<per op>
+        (records answered from what the store remembers of its own writes); for each operation
         measured at more than one store size, how its cost grows (in memory each round times the sizes
         interleaved, \(Benchmark.interleavedSlice) operations of each in turn; the median of the rounds'
         ratios, and the ratio of the medians):
@@ -68,6 +74,7 @@ struct BenchCommand: Subcommand {
         var callers: Int?
         var storeName = "memory"
         var databaseURL: String?
+        var rememberedRecords: Int?
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if argument == "--smoke" {
@@ -112,6 +119,11 @@ struct BenchCommand: Subcommand {
                 storeName = value
             case "--database-url":
                 databaseURL = value
+            case "--remembered-records":
+                guard let count = Int(value), count >= 0 else {
+                    throw UsageError("--remembered-records needs a number, 0 or more")
+                }
+                rememberedRecords = count
             case "--strings":
                 guard let strings = RequestStrings(rawValue: value) else {
                     let names = RequestStrings.allCases.map(\.rawValue).joined(separator: " or ")
@@ -130,7 +142,7 @@ struct BenchCommand: Subcommand {
         }
 
         if storeName == "postgres" {
-            options.store = try Self.postgresStore(databaseURL: databaseURL)
+            options.store = try Self.postgresStore(databaseURL: databaseURL, rememberedRecords: rememberedRecords)
             self.databaseURL = databaseURL
             options.runs = 5
             options.operationsPerRun = 1_000
@@ -156,13 +168,19 @@ struct BenchCommand: Subcommand {
         } else if callers != nil {
             throw UsageError("--callers goes with --only")
         }
+        if rememberedRecords != nil, storeName != "postgres" {
+            throw UsageError("--remembered-records goes with --store postgres")
+        }
     }
 
     /// The PostgreSQL store at `databaseURL`, in a build that has PostgreSQL.
-    private static func postgresStore(databaseURL: String?) throws(UsageError) -> BenchmarkStore {
+    private static func postgresStore(
+        databaseURL: String?,
+        rememberedRecords: Int?
+    ) throws(UsageError) -> BenchmarkStore {
         #if PostgreSQL
         guard let databaseURL else { throw UsageError("--store postgres needs --database-url") }
-        return .postgres(databaseURL: databaseURL)
+        return .postgres(databaseURL: databaseURL, rememberedRecords: rememberedRecords ?? 10_000)
         #else
         throw PostgreSQLSupport.unavailable("bench --store postgres")
         #endif
@@ -348,6 +366,8 @@ struct BenchCommand: Subcommand {
             print(durability.outputLine)
         }
         guard let floor = PostgresFloor.median(of: runs) else { return }
+        let lookingUp = !options.store.remembersRecords
+        let least = floor.floor(lookingUp: lookingUp)
         func format(_ value: Double) -> String { String(format: "%.2f", value) }
         let multiples = ["code_exchange", "refresh"].compactMap { operation -> String? in
             guard
@@ -355,18 +375,21 @@ struct BenchCommand: Subcommand {
                     $0.operation == operation && $0.callers == 1 && $0.liveGrants == options.liveGrants.first
                 })
             else { return nil }
-            return "\(operation) \(String(format: "%.1f", measured.median / floor.floor))×"
+            return "\(operation) \(String(format: "%.1f", measured.median / least))×"
         }
         print(
             "\nthe server's floor (median of \(runs.count), one connection): a round trip (SELECT 1) "
                 + "\(format(floor.roundTrip)) µs, a one-row write committed "
                 + (durability?.flushesCommits == false ? "without a flush (not durable here) " : "durably ")
                 + "\(format(floor.durableWrite)) µs; "
-                + "an exchange or a refresh needs two of the first and one of the second: \(format(floor.floor)) µs"
+                + (lookingUp
+                    ? "an exchange or a refresh needs two of the first and one of the second: "
+                    : "an exchange or a refresh of a record the store remembers needs one of each: ")
+                + "\(format(least)) µs"
                 + (multiples.isEmpty ? "" : "; with one caller " + multiples.joined(separator: ", ") + " it")
         )
         print(
-            "bench postgres_round_trip_us=\(format(floor.roundTrip)) postgres_durable_write_us=\(format(floor.durableWrite)) postgres_floor_us=\(format(floor.floor))"
+            "bench postgres_round_trip_us=\(format(floor.roundTrip)) postgres_durable_write_us=\(format(floor.durableWrite)) postgres_floor_us=\(format(least))"
         )
     }
 
@@ -421,14 +444,15 @@ struct BenchCommand: Subcommand {
         print("\nTilecastAuth, \(options.store.name), µs per operation (median of \(options.runs) runs; min–max):")
         print(
             "operation                 live grants  callers   median      spread           ops/s"
-                + (onPostgres ? "     round trips  statements" : "")
+                + (onPostgres ? "     round trips  statements  remembered" : "")
         )
         for m in measurements {
             var line =
                 "\(pad(m.operation, 24))  \(pad(String(m.liveGrants), 11))  \(pad(String(m.callers), 8))  \(pad(format(m.median), 10))  \(pad("\(format(m.minimum))–\(format(m.maximum))", 15))  \(pad(String(Int(m.throughput)), 9))"
             if onPostgres {
                 line +=
-                    "  \(pad(m.roundTripsPerOperation.map(format) ?? "-", 11))  \(m.statementsPerOperation.map(format) ?? "-")"
+                    "  \(pad(m.roundTripsPerOperation.map(format) ?? "-", 11))  \(pad(m.statementsPerOperation.map(format) ?? "-", 10))"
+                    + "  \(m.rememberedPerOperation.map(format) ?? "-")"
             }
             print(line)
         }
@@ -546,6 +570,7 @@ struct BenchCommand: Subcommand {
             if onPostgres {
                 line +=
                     " store=postgres round_trips=\(m.roundTripsPerOperation.map(format) ?? "-") statements=\(m.statementsPerOperation.map(format) ?? "-")"
+                    + " remembered=\(m.rememberedPerOperation.map(format) ?? "-")"
             }
             print(line)
         }

@@ -136,6 +136,11 @@ extension AuthEngine {
             }
 
         case .loadCode(let digest):
+            if let remembered = store.rememberedAuthorizationCode(digest),
+                let next = await goingForward(on: &machine, { $0.codeLoaded(remembered) })
+            {
+                return next
+            }
             do {
                 return machine.codeLoaded(try await store.authorizationCode(digest))
             } catch {
@@ -143,6 +148,11 @@ extension AuthEngine {
             }
 
         case .loadRefreshToken(let digest):
+            if let remembered = store.rememberedRefreshToken(digest),
+                let next = await goingForward(on: &machine, { $0.refreshTokenLoaded(remembered, remembered: true) })
+            {
+                return next
+            }
             do {
                 return machine.refreshTokenLoaded(try await store.refreshToken(digest))
             } catch {
@@ -217,6 +227,44 @@ extension AuthEngine {
 
         case .respond(let outcome):
             return .respond(outcome)
+        }
+    }
+}
+
+// MARK: Remembered records
+
+extension AuthEngine {
+    /// Runs the machine's steps on a record the store remembered of its own writes
+    /// (``GrantStore/rememberedAuthorizationCode(_:)``, ``GrantStore/rememberedRefreshToken(_:)``) — the
+    /// checks of the record, then the account's — on a copy of the machine, and keeps them only when
+    /// they lead to the atomic write: the redemption or the rotation, which checks again, under its
+    /// locks, everything another instance may have changed since (redeemed, rotated, revoked). Any other
+    /// step — a refusal, the revocation a replay or a reuse demands, an inactive account, an account
+    /// check that failed — is dropped with the copy and `nil` returned, and the record is then read
+    /// from the store: every answer but a write's is decided on the record as it stands, so the
+    /// instance that wrote a record answers as any other would, one round trip sooner. Nothing is
+    /// reported or minted on a dropped path: the machine mints a write's secrets only on the way to it.
+    private func goingForward(
+        on machine: inout ExchangeStateMachine,
+        _ load: (inout ExchangeStateMachine) -> ExchangeStateMachine.Action
+    ) async -> ExchangeStateMachine.Action? {
+        var trial = machine
+        guard case .checkAccount(let account) = load(&trial) else { return nil }
+        let status: AccountStatus
+        if let directory = inMemoryAccounts {
+            status = directory.statusNow(of: account)
+        } else {
+            // A failure is reported, and answered, by the read from the store that follows.
+            guard let answer = try? await accounts.status(of: account) else { return nil }
+            status = answer
+        }
+        let next = trial.accountChecked(status)
+        switch next {
+        case .redeemCode, .rotateRefreshToken, .rotateRefreshTokenStartingSession:
+            machine = trial
+            return next
+        default:
+            return nil
         }
     }
 }

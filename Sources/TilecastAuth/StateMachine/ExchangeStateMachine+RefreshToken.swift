@@ -17,8 +17,12 @@ extension ExchangeStateMachine {
         case revoke(GrantID)
     }
 
-    /// The refresh token was loaded.
-    mutating func refreshTokenLoaded(_ lookup: consuming RefreshTokenLookup?) -> Action {
+    /// The refresh token was loaded — or, `remembered`, taken from what the store remembers of its own
+    /// writes (``GrantStore/rememberedRefreshToken(_:)``), which may be stale. A stale record's rotation
+    /// is answered `.superseded` with the token as it stands; that says only that the record was stale,
+    /// so it does not count against ``maximumRotations``: the first attempt on a remembered record is
+    /// rotation 0.
+    mutating func refreshTokenLoaded(_ lookup: consuming RefreshTokenLookup?, remembered: Bool = false) -> Action {
         guard case .loadingRefreshToken = state else {
             preconditionFailure("refreshTokenLoaded(_:) called in \(state)")
         }
@@ -37,7 +41,7 @@ extension ExchangeStateMachine {
                 lookup: lookup,
                 current: current,
                 studioSession: studioSession,
-                rotations: 1
+                rotations: remembered ? 0 : 1
             )
             state = .checkingRefreshAccount(attempt)
             return .checkAccount(lookup.grant.account)

@@ -92,7 +92,8 @@ struct ExchangeStateMachine {
         /// The grant's scope, which the credential returns (RFC 6749 §6: identical on every refresh).
         let scope: Scope
         let studioSession: Bool
-        /// Which rotation this attempt is, counting from 1; more than 1 only within a reuse leeway.
+        /// Which rotation this attempt is, counting from 1; more than 1 only within a reuse leeway. The
+        /// attempt on a record the store remembered is 0 (``refreshTokenLoaded(_:remembered:)``).
         let rotations: UInt8
 
         /// The attempt to rotate `current` for the token `presented`, found with `lookup`.

@@ -49,6 +49,16 @@ public import Foundation
 /// an ``InMemoryGrantStoreError``. "Stored" is as the store stands: a record already expired may have been
 /// removed by one store and not yet by another, so a key reused after its record expired may be refused
 /// by one and accepted by the other.
+///
+/// ## Remembered records
+/// A store whose reads cost a round trip may remember the codes and refresh tokens it wrote itself and
+/// answer ``rememberedAuthorizationCode(_:)`` and ``rememberedRefreshToken(_:)`` from memory, with no
+/// I/O. What it remembers may be stale — another instance may have redeemed, rotated or revoked since —
+/// and the engine treats it so: it goes forward on a remembered record only as far as the atomic write,
+/// which checks again everything that can change, and decides every refusal, revocation and failure on a
+/// record read with ``authorizationCode(_:)`` or ``refreshToken(_:)``. The fields that never change
+/// after a write (a code's client, redirect URI, challenge, account, scope and expiry; a token's grant,
+/// expiry and the grant's client, scope and expiry) must be remembered as written.
 public protocol GrantStore: Sendable {
     /// The registered client with this identifier.
     func client(_ id: ClientID) async throws -> Client?
@@ -61,6 +71,10 @@ public protocol GrantStore: Sendable {
 
     /// The authorization code with this digest, redeemed or not.
     func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode?
+
+    /// The authorization code with this digest as this store wrote it, if it remembers it; `nil`
+    /// otherwise, and by default. No I/O: see "Remembered records" above.
+    func rememberedAuthorizationCode(_ digest: SecretDigest) -> AuthorizationCode?
 
     /// Redeems a code and stores everything the new grant starts with — atomically.
     ///
@@ -90,6 +104,10 @@ public protocol GrantStore: Sendable {
 
     /// The refresh token with this digest and its grant, in whatever state they are.
     func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup?
+
+    /// The refresh token with this digest and its grant as this store last wrote them, if it remembers
+    /// them; `nil` otherwise, and by default. No I/O: see "Remembered records" above.
+    func rememberedRefreshToken(_ digest: SecretDigest) -> RefreshTokenLookup?
 
     /// Rotates a grant's refresh token: a compare-and-set on the grant's current token — atomically.
     ///
@@ -209,6 +227,16 @@ public protocol GrantStore: Sendable {
 }
 
 extension GrantStore {
+    /// Answers `nil`: this store remembers nothing, and every code is read from it.
+    public func rememberedAuthorizationCode(_ digest: SecretDigest) -> AuthorizationCode? {
+        nil
+    }
+
+    /// Answers `nil`: this store remembers nothing, and every refresh token is read from it.
+    public func rememberedRefreshToken(_ digest: SecretDigest) -> RefreshTokenLookup? {
+        nil
+    }
+
     /// Answers `nil`: this store starts a refresh's Studio session separately, with
     /// ``replaceSession(of:with:at:)`` after ``rotateRefreshToken(_:replacing:successor:accessToken:at:)``.
     public func rotateRefreshToken(

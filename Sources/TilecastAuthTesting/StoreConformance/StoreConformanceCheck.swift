@@ -25,5 +25,5 @@ public struct StoreConformanceCheck: Sendable, CustomStringConvertible {
     /// Every check of the kit.
     public static let all: [StoreConformanceCheck] =
         codeChecks + rotationChecks + sessionChecks + sessionRotationChecks
-        + revocationChecks + accountRevocationChecks + expiryChecks + keyChecks
+        + revocationChecks + accountRevocationChecks + expiryChecks + keyChecks + rememberedRecordChecks
 }

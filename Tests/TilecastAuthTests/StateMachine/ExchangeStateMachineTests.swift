@@ -305,7 +305,8 @@ struct ExchangeStateMachineTests {
     private func rotating(
         _ token: OpaqueToken,
         leeway: Duration = .zero,
-        together: Bool = false
+        together: Bool = false,
+        remembered: Bool = false
     ) throws -> (ExchangeStateMachine, RefreshTokenLookup) {
         var machine = machine(
             body:
@@ -316,7 +317,7 @@ struct ExchangeStateMachineTests {
         _ = machine.admitted(.admitted)
         var (found, _) = lookup(state: .active, current: token.digest)
         found.token.digest = token.digest
-        #expect(machine.refreshTokenLoaded(found) == .checkAccount("a"))
+        #expect(machine.refreshTokenLoaded(found, remembered: remembered) == .checkAccount("a"))
         guard case .rotateRefreshTokenStartingSession(let rotation) = machine.accountChecked(.active) else {
             throw Failure("expected .rotateRefreshTokenStartingSession")
         }
@@ -344,20 +345,26 @@ struct ExchangeStateMachineTests {
         #expect(cookie == nil)
     }
 
-    @Test("Within a leeway, a refresh superseded again and again gives up with a retryable 503, revoking nothing")
-    func contention() throws {
+    @Test(
+        "Within a leeway, a refresh superseded again and again gives up with a retryable 503, revoking nothing",
+        arguments: [false, true]
+    )
+    func contention(remembered: Bool) throws {
         let random = SeededRandomSource()
         let token = OpaqueToken.mint(.refreshToken, using: random)
-        var (machine, found) = try rotating(token, leeway: .seconds(30))
+        var (machine, found) = try rotating(token, leeway: .seconds(30), remembered: remembered)
         var action = ExchangeStateMachine.Action.respond(.refused(EndpointError(.codeNotFound)))
-        for generation in 0..<ExchangeStateMachine.maximumRotations {
+        // A rotation on a remembered record that finds it superseded says only that the record was stale:
+        // that one is not counted, and the refresh gets as many rotations after it as one read fresh.
+        let rotations = ExchangeStateMachine.maximumRotations + (remembered ? 1 : 0)
+        for generation in 0..<rotations {
             // Each time, another request has just rotated the token to a new successor.
             let successor = SecretDigest(of: "successor-\(generation)")
             var superseded = found
             superseded.token.state = .rotated(rotatedAt: Self.now, successor: successor)
             superseded.grant.currentRefreshToken = successor
             action = machine.refreshTokenRotated(.superseded(current: superseded))
-            if generation < ExchangeStateMachine.maximumRotations - 1 {
+            if generation < rotations - 1 {
                 // Asked with the session again; the store answers nil again, and the rotation comes alone.
                 guard case .rotateRefreshTokenStartingSession(let rotation) = action else {
                     throw Failure("expected another rotation")

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
+import Synchronization
 import Testing
 import TilecastAuth
 import TilecastAuthTesting
@@ -42,6 +43,15 @@ struct StoreConformanceTests {
         #expect(failed.contains("redeemCode reports an already redeemed code with its grant and writes nothing"))
         #expect(failed.contains("concurrent redemptions of one code: exactly one succeeds"))
         #expect(failures.allSatisfy { !$0.message.isEmpty })
+    }
+
+    @Test("A store that remembers a code otherwise than it stored it fails the kit")
+    func rememberingAnotherScopeFails() async throws {
+        let kit = StoreConformanceKit(concurrency: 8) { clients in
+            FlawedStore(InMemoryGrantStore(clients: clients), flaw: .remembersAnotherScope)
+        }
+        let failed = Set(await kit.runAll().map(\.check))
+        #expect(failed == ["a remembered code is the code as inserted, and no other digest is remembered"])
     }
 
     @Test("A store whose account revocation revokes only the grants live at the time fails the kit")
@@ -120,6 +130,9 @@ private struct FlawedStore: GrantStore {
         case rotatesThenStartsSession
         /// Not a flaw: `removeExpired(at:)` may remove a record at any time after its expiry.
         case removesExpiredLate
+        /// Answers a code it stores from memory with the scope of another request: the engine would
+        /// issue a grant the user never approved.
+        case remembersAnotherScope
     }
 
     let base: InMemoryGrantStore
@@ -128,6 +141,19 @@ private struct FlawedStore: GrantStore {
     init(_ base: InMemoryGrantStore, flaw: Flaw) {
         self.base = base
         self.flaw = flaw
+    }
+
+    /// The codes inserted, for ``Flaw/remembersAnotherScope``.
+    private let inserted = InsertedCodes()
+
+    private final class InsertedCodes: Sendable {
+        let codes = Mutex<[SecretDigest: AuthorizationCode]>([:])
+    }
+
+    func rememberedAuthorizationCode(_ digest: SecretDigest) -> AuthorizationCode? {
+        guard flaw == .remembersAnotherScope, var code = inserted.codes.withLock({ $0[digest] }) else { return nil }
+        code.scope = Scope("tiles:write")!
+        return code
     }
 
     func redeemCode(
@@ -155,7 +181,10 @@ private struct FlawedStore: GrantStore {
     }
 
     func client(_ id: ClientID) async throws -> Client? { try await base.client(id) }
-    func insertCode(_ code: AuthorizationCode) async throws { try await base.insertCode(code) }
+    func insertCode(_ code: AuthorizationCode) async throws {
+        try await base.insertCode(code)
+        inserted.codes.withLock { $0[code.digest] = code }
+    }
     func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
         try await base.authorizationCode(digest)
     }
@@ -215,7 +244,7 @@ private struct FlawedStore: GrantStore {
                 _ = try await base.replaceSession(of: session.grant, with: session, at: now)
             }
             return outcome
-        case .redeemsTwice, .revokesLiveGrantsOnly, .removesExpiredLate:
+        case .redeemsTwice, .revokesLiveGrantsOnly, .removesExpiredLate, .remembersAnotherScope:
             return try await base.rotateRefreshToken(
                 presented,
                 replacing: current,

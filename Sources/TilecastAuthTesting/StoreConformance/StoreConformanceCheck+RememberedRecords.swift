@@ -1,0 +1,58 @@
+// SPDX-License-Identifier: Apache-2.0
+
+import Foundation
+import TilecastAuth
+
+extension StoreConformanceCheck {
+    /// `GrantStore`'s "Remembered records": what a store answers from memory right after its own write is
+    /// the record as that write left it — as a read returns it, since nothing else wrote in between. A
+    /// store that remembers nothing passes them all.
+    static let rememberedRecordChecks: [StoreConformanceCheck] = [
+        StoreConformanceCheck("a remembered code is the code as inserted, and no other digest is remembered") {
+            context in
+            let store = context.store
+            let code = context.fixture.code()
+            try await store.insertCode(code)
+            if let remembered = store.rememberedAuthorizationCode(code.digest) {
+                try context.require(remembered == code, "remembered \(remembered), inserted \(code)")
+            }
+            let unknown = store.rememberedAuthorizationCode(context.fixture.digest())
+            try context.require(unknown == nil, "an unknown digest was remembered as \(String(describing: unknown))")
+        },
+
+        StoreConformanceCheck(
+            "a remembered refresh token and grant are as the redemption or rotation wrote them"
+        ) {
+            context in
+            let store = context.store
+            let fixture = context.fixture
+            let code = fixture.code()
+            try await store.insertCode(code)
+            let issuance = fixture.issuance()
+            let outcome = try await store.redeemCode(code.digest, issuing: issuance, at: fixture.t0)
+            try context.require(outcome == .redeemed, "redeemCode returned \(outcome)")
+            let token = try context.unwrap(issuance.refreshToken, "fixture without a refresh token")
+            try await requireRememberedAsStored(token.digest, context)
+
+            let (rotation, successor, _) = try await context.rotate(
+                token.digest,
+                replacing: token.digest,
+                of: issuance.grant.id,
+                at: fixture.t0.addingTimeInterval(1)
+            )
+            try context.require(rotation == .rotated, "the rotation returned \(rotation)")
+            try await requireRememberedAsStored(successor.digest, context)
+        },
+    ]
+
+    /// If the store remembers the refresh token `digest`, requires it to be what a read returns: nothing
+    /// else wrote since.
+    private static func requireRememberedAsStored(
+        _ digest: SecretDigest,
+        _ context: StoreConformanceContext
+    ) async throws {
+        guard let remembered = context.store.rememberedRefreshToken(digest) else { return }
+        let stored = try await context.store.refreshToken(digest)
+        try context.require(remembered == stored, "remembered \(remembered), stored \(String(describing: stored))")
+    }
+}
