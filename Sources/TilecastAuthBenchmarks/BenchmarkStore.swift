@@ -8,8 +8,9 @@ public enum BenchmarkStore: Sendable, Equatable {
     /// schema of its own — every instance of a multi-instance deployment sharing all state. Only with
     /// the package trait PostgreSQL. The store remembers `rememberedRecords` of the records it wrote
     /// (``PostgresConfiguration/rememberedRecords``); every operation of the benchmark presents a code or
-    /// token the same store wrote, so with any capacity it remembers them all — as one instance does, and
-    /// not as several behind a balancer, which each remember only their own: `0` measures those.
+    /// token the same store wrote, and with the default capacity, more than a run prepares, it remembers
+    /// them all (the report's `remembered` column says how many were) — as one instance does, and not as
+    /// several behind a balancer, which each remember only their own: `0` measures those.
     #if PostgreSQL
     case postgres(databaseURL: String, rememberedRecords: Int = 10_000)
     #endif

@@ -136,10 +136,13 @@ extension AuthEngine {
             }
 
         case .loadCode(let digest):
-            if let remembered = store.rememberedAuthorizationCode(digest),
-                let next = await goingForward(on: &machine, { $0.codeLoaded(remembered) })
-            {
-                return next
+            if let remembered = store.rememberedAuthorizationCode(digest) {
+                return await goingForward(
+                    on: &machine,
+                    remembered: { $0.codeLoaded(remembered) },
+                    orReading: { $0.codeLoaded(try await store.authorizationCode(digest)) },
+                    failingAs: .loadCode
+                )
             }
             do {
                 return machine.codeLoaded(try await store.authorizationCode(digest))
@@ -148,10 +151,13 @@ extension AuthEngine {
             }
 
         case .loadRefreshToken(let digest):
-            if let remembered = store.rememberedRefreshToken(digest),
-                let next = await goingForward(on: &machine, { $0.refreshTokenLoaded(remembered, remembered: true) })
-            {
-                return next
+            if let remembered = store.rememberedRefreshToken(digest) {
+                return await goingForward(
+                    on: &machine,
+                    remembered: { $0.refreshTokenLoaded(remembered, remembered: true) },
+                    orReading: { $0.refreshTokenLoaded(try await store.refreshToken(digest)) },
+                    failingAs: .loadRefreshToken
+                )
             }
             do {
                 return machine.refreshTokenLoaded(try await store.refreshToken(digest))
@@ -236,35 +242,81 @@ extension AuthEngine {
 extension AuthEngine {
     /// Runs the machine's steps on a record the store remembered of its own writes
     /// (``GrantStore/rememberedAuthorizationCode(_:)``, ``GrantStore/rememberedRefreshToken(_:)``) — the
-    /// checks of the record, then the account's — on a copy of the machine, and keeps them only when
-    /// they lead to the atomic write: the redemption or the rotation, which checks again, under its
-    /// locks, everything another instance may have changed since (redeemed, rotated, revoked). Any other
-    /// step — a refusal, the revocation a replay or a reuse demands, an inactive account, an account
-    /// check that failed — is dropped with the copy and `nil` returned, and the record is then read
-    /// from the store: every answer but a write's is decided on the record as it stands, so the
-    /// instance that wrote a record answers as any other would, one round trip sooner. Nothing is
-    /// reported or minted on a dropped path: the machine mints a write's secrets only on the way to it.
+    /// record's checks, then the account's — on a copy of the machine, and keeps them only when they lead
+    /// to the atomic write, which checks again under its locks everything another instance may have
+    /// changed since (redeemed, rotated, revoked):
+    ///
+    /// - a rotation is returned as the next action: each of its answers is one a fresh read would give
+    ///   (`.superseded` comes with the token as it stands, which the machine evaluates as read);
+    /// - a redemption is performed here, and kept unless the store found no code to redeem — deleted by
+    ///   an account's revocation, say, or pruned by an instance whose clock is ahead — which a fresh read
+    ///   would have answered as an unknown code, not as the expired one the machine makes of `.notFound`.
+    ///
+    /// Every other step — a refusal, the revocation a replay or a reuse demands, an inactive account, a
+    /// directory that failed, a redemption that found nothing — is dropped with the copy, and the record
+    /// is read from the store (`read`; a failure is reported as `operation`): every answer but a write's is
+    /// decided on the record as it stands, so the instance that wrote a record answers as any other
+    /// would, one round trip sooner. The account directory is asked once: when the record read needs
+    /// the same account's status, it gets the answer, or the failure, the copy got. Nothing is reported
+    /// or minted on a dropped path: the machine mints a write's secrets only on the way to it.
     private func goingForward(
         on machine: inout ExchangeStateMachine,
-        _ load: (inout ExchangeStateMachine) -> ExchangeStateMachine.Action
-    ) async -> ExchangeStateMachine.Action? {
+        remembered load: (inout ExchangeStateMachine) -> ExchangeStateMachine.Action,
+        orReading read: (inout ExchangeStateMachine) async throws -> ExchangeStateMachine.Action,
+        failingAs operation: BackendOperation
+    ) async -> ExchangeStateMachine.Action {
         var trial = machine
-        guard case .checkAccount(let account) = load(&trial) else { return nil }
-        let status: AccountStatus
-        if let directory = inMemoryAccounts {
-            status = directory.statusNow(of: account)
-        } else {
-            // A failure is reported, and answered, by the read from the store that follows.
-            guard let answer = try? await accounts.status(of: account) else { return nil }
-            status = answer
+        var asked: (account: AccountID, status: Result<AccountStatus, any Error>)?
+        if case .checkAccount(let account) = load(&trial) {
+            let status = await statusResult(of: account)
+            asked = (account, status)
+            if case .success(let active) = status {
+                switch trial.accountChecked(active) {
+                case .redeemCode(let redemption):
+                    do {
+                        let outcome = try await store.redeemCode(
+                            redemption.code,
+                            issuing: redemption.issuance,
+                            at: trial.now
+                        )
+                        if case .notFound = outcome { break }
+                        machine = trial
+                        return redeemed(outcome, redemption, &machine)
+                    } catch {
+                        machine = trial
+                        return failed(.redeemCode, error, &machine)
+                    }
+                case .rotateRefreshToken(let rotation):
+                    machine = trial
+                    return .rotateRefreshToken(rotation)
+                case .rotateRefreshTokenStartingSession(let rotation):
+                    machine = trial
+                    return .rotateRefreshTokenStartingSession(rotation)
+                default:
+                    break
+                }
+            }
         }
-        let next = trial.accountChecked(status)
-        switch next {
-        case .redeemCode, .rotateRefreshToken, .rotateRefreshTokenStartingSession:
-            machine = trial
-            return next
-        default:
-            return nil
+        let next: ExchangeStateMachine.Action
+        do {
+            next = try await read(&machine)
+        } catch {
+            return failed(operation, error, &machine)
+        }
+        guard case .checkAccount(let account) = next, let asked, asked.account == account else { return next }
+        switch asked.status {
+        case .success(let status): return machine.accountChecked(status)
+        case .failure(let error): return failed(.accountStatus, error, &machine)
+        }
+    }
+
+    /// The account directory's answer, or its failure.
+    private func statusResult(of account: AccountID) async -> Result<AccountStatus, any Error> {
+        if let directory = inMemoryAccounts { return .success(directory.statusNow(of: account)) }
+        do {
+            return .success(try await accounts.status(of: account))
+        } catch {
+            return .failure(error)
         }
     }
 }

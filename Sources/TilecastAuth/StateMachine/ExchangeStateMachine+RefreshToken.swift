@@ -19,9 +19,10 @@ extension ExchangeStateMachine {
 
     /// The refresh token was loaded — or, `remembered`, taken from what the store remembers of its own
     /// writes (``GrantStore/rememberedRefreshToken(_:)``), which may be stale. A stale record's rotation
-    /// is answered `.superseded` with the token as it stands; that says only that the record was stale,
-    /// so it does not count against ``maximumRotations``: the first attempt on a remembered record is
-    /// rotation 0.
+    /// is answered `.superseded` with the token as it stands, which is the first look at it a read would
+    /// have given; so that the refresh gets as many rotations after that look as a read one does, the
+    /// first attempt on a remembered record is rotation 0 and does not count against
+    /// ``maximumRotations``.
     mutating func refreshTokenLoaded(_ lookup: consuming RefreshTokenLookup?, remembered: Bool = false) -> Action {
         guard case .loadingRefreshToken = state else {
             preconditionFailure("refreshTokenLoaded(_:) called in \(state)")

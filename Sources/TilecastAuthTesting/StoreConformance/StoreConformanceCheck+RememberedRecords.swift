@@ -21,7 +21,7 @@ extension StoreConformanceCheck {
         },
 
         StoreConformanceCheck(
-            "a remembered refresh token and grant are as the redemption or rotation wrote them"
+            "a remembered refresh token and grant are as the redemption, creation or rotation wrote them"
         ) {
             context in
             let store = context.store
@@ -42,6 +42,25 @@ extension StoreConformanceCheck {
             )
             try context.require(rotation == .rotated, "the rotation returned \(rotation)")
             try await requireRememberedAsStored(successor.digest, context)
+
+            let created = fixture.issuance()
+            try await context.create(created)
+            let createdToken = try context.unwrap(created.refreshToken, "fixture without a refresh token")
+            try await requireRememberedAsStored(createdToken.digest, context)
+            let session = fixture.session(of: created.grant.id, at: fixture.t0.addingTimeInterval(2))
+            let (next, nextAccess) = fixture.rotation(of: created.grant.id, at: fixture.t0.addingTimeInterval(2))
+            let started = try await store.rotateRefreshToken(
+                createdToken.digest,
+                replacing: createdToken.digest,
+                successor: next,
+                accessToken: nextAccess,
+                startingSession: session,
+                at: fixture.t0.addingTimeInterval(2)
+            )
+            if let started {
+                try context.require(started == .rotated, "the rotation starting a session returned \(started)")
+                try await requireRememberedAsStored(next.digest, context)
+            }
         },
     ]
 

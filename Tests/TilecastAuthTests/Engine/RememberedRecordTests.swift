@@ -86,7 +86,8 @@ struct RememberedRecordTests {
         #expect(harness.observer.revocations.map(\.1) == [.refreshTokenReused])
     }
 
-    @Test("Within the leeway, a rotated token remembered current is retried, and its stale rotation is not counted")
+    // How many rotations a refresh on a remembered record may make is `ExchangeStateMachineTests.contention`.
+    @Test("Within the leeway, a rotated token remembered current is retried, as a fresh read retries it")
     func staleTokenRetry() async throws {
         let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(30)))
         let token = try #require(try await harness.signIn().refreshToken)
@@ -111,5 +112,175 @@ struct RememberedRecordTests {
         #expect(response.status == 400)
         #expect(response.errorCode == "invalid_grant")
         #expect(harness.memory.snapshot() == before)
+    }
+
+    // MARK: The same answers as a fresh read
+
+    /// A history, then one request whose record is — or, `remembering`, is also remembered as it was
+    /// written, stale by then.
+    enum History: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case codeReplayed, codeReplayedAccountInactive, codeReplayedExpired
+        case codeOfARevokedAccount, codePrunedByAClockAhead, codeUnused
+        case tokenReused, tokenReusedAccountInactive, tokenRetriedWithinLeeway, tokenRetriedWithSession
+        case tokenReusedPastLeeway, tokenOfARevokedGrant, tokenOfARevokedAccount, tokenPrunedByAClockAhead
+        case tokenRetiredByARetry, tokenUnused
+
+        var testDescription: String { rawValue }
+
+        var leeway: Duration {
+            switch self {
+            case .tokenRetriedWithinLeeway, .tokenRetriedWithSession, .tokenReusedPastLeeway, .tokenRetiredByARetry:
+                .seconds(30)
+            default: .zero
+            }
+        }
+    }
+
+    /// The request's status and the events it raised, after `history`.
+    private func answer(after history: History, remembering: Bool) async throws -> (Int, [String]) {
+        let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: history.leeway))
+        func outcome(_ request: () async -> TestResponse) async -> (Int, [String]) {
+            let mark = harness.observer.events.count
+            let response = await request()
+            return (response.status, harness.observer.events.dropFirst(mark).map(\.description))
+        }
+        if history.rawValue.hasPrefix("code") {
+            let verifier = harness.newVerifier()
+            let code = try await harness.issueCode(verifier: verifier)
+            let written = try await storedCode(code, harness)
+            switch history {
+            case .codeOfARevokedAccount:
+                harness.clock.advance(by: 1)
+                _ = try await harness.engine.revokeAllGrants(of: Harness.account)
+            case .codePrunedByAClockAhead:
+                _ = try await harness.memory.removeExpired(at: harness.clock.now().addingTimeInterval(120))
+            case .codeUnused:
+                break
+            default:
+                #expect(await harness.exchange(code: code, verifier: verifier).status == 200)
+                if history == .codeReplayedAccountInactive {
+                    harness.accounts.setStatus(.inactive, of: Harness.account)
+                }
+                if history == .codeReplayedExpired { harness.clock.advance(by: 3_600) }
+            }
+            if remembering { harness.faults.remember(written) }
+            return await outcome { await harness.exchange(code: code, verifier: verifier) }
+        }
+        let token = try #require(try await harness.signIn().refreshToken)
+        var presented = token
+        var written = try await storedToken(token, harness)
+        switch history {
+        case .tokenOfARevokedGrant:
+            _ = try await harness.engine.revokeGrant(written.grant.id)
+        case .tokenOfARevokedAccount:
+            harness.clock.advance(by: 1)
+            _ = try await harness.engine.revokeAllGrants(of: Harness.account)
+        case .tokenPrunedByAClockAhead:
+            _ = try await harness.memory.removeExpired(at: harness.clock.now().addingTimeInterval(40 * 86_400))
+        case .tokenRetiredByARetry:
+            // Rotated to a successor whose answer was lost; the retry within the leeway retires it, and
+            // then it comes back, remembered as its rotation wrote it: current.
+            let lost = try #require(await harness.refresh(token).refreshToken)
+            written = try await storedToken(lost, harness)
+            harness.clock.advance(by: 2)
+            #expect(await harness.refresh(token).status == 200)
+            presented = lost
+        case .tokenUnused:
+            break
+        default:
+            #expect(await harness.refresh(token).status == 200)
+            if history == .tokenReusedAccountInactive { harness.accounts.setStatus(.inactive, of: Harness.account) }
+            if history == .tokenRetriedWithinLeeway || history == .tokenRetriedWithSession {
+                harness.clock.advance(by: 5)
+            }
+            if history == .tokenReusedPastLeeway { harness.clock.advance(by: 40) }
+        }
+        if remembering { harness.faults.remember(written) }
+        return await outcome {
+            await harness.refresh(presented, studioSession: history == .tokenRetriedWithSession ? true : nil)
+        }
+    }
+
+    @Test(
+        "After any history, a remembered record gets the status and events a fresh read gets",
+        arguments: History.allCases
+    )
+    func sameAnswers(after history: History) async throws {
+        let read = try await answer(after: history, remembering: false)
+        let remembered = try await answer(after: history, remembering: true)
+        #expect(remembered.0 == read.0)
+        #expect(remembered.1 == read.1)
+    }
+
+    // MARK: The account directory
+
+    /// A directory that counts its calls and fails the first `failures` of them.
+    private final class CountingDirectory: AccountDirectory {
+        let base: InMemoryAccountDirectory
+        let failures: Int
+        let calls = LockedValue(0)
+
+        init(_ base: InMemoryAccountDirectory, failing failures: Int) {
+            self.base = base
+            self.failures = failures
+        }
+
+        func status(of account: AccountID) async throws -> AccountStatus {
+            let call = calls.withLock { calls in
+                calls += 1
+                return calls
+            }
+            if call <= failures { throw CancellationError() }
+            return base.statusNow(of: account)
+        }
+    }
+
+    /// An exchange of an unused code, the account inactive or the directory failing once: the status,
+    /// the events, and how many times the directory was asked.
+    private func exchange(
+        remembering: Bool,
+        accountInactive: Bool,
+        directoryFailures: Int
+    ) async throws -> (Int, [String], Int) {
+        let harness = try Harness()
+        let directory = CountingDirectory(harness.accounts, failing: directoryFailures)
+        let engine = try AuthEngine(
+            store: harness.faults,
+            accounts: directory,
+            rateLimiter: InMemoryRateLimiter(capacity: 100_000),
+            observer: harness.observer,
+            timeSource: harness.clock,
+            randomSource: harness.random
+        )
+        let verifier = harness.newVerifier()
+        let code = try await harness.issueCode(verifier: verifier)
+        if remembering { harness.faults.remember(try await storedCode(code, harness)) }
+        if accountInactive { harness.accounts.setStatus(.inactive, of: Harness.account) }
+        let mark = harness.observer.events.count
+        let response = await harness.exchange(code: code, verifier: verifier, on: engine)
+        let events = harness.observer.events.dropFirst(mark).map(\.description)
+        return (response.status, events, directory.calls.withLock { $0 })
+    }
+
+    @Test(
+        "On a remembered record the account directory is asked once, and its failure answered and reported as on a read",
+        arguments: [(true, 0), (false, 1)]
+    )
+    func directoryAskedOnce(accountInactive: Bool, directoryFailures: Int) async throws {
+        let read = try await exchange(
+            remembering: false,
+            accountInactive: accountInactive,
+            directoryFailures: directoryFailures
+        )
+        let remembered = try await exchange(
+            remembering: true,
+            accountInactive: accountInactive,
+            directoryFailures: directoryFailures
+        )
+        #expect(read.0 == (accountInactive ? 403 : 503))
+        #expect(remembered.0 == read.0)
+        #expect(remembered.1 == read.1)
+        #expect(remembered.2 == 1)
+        #expect(read.2 == 1)
     }
 }

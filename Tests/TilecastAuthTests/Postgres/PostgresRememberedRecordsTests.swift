@@ -25,6 +25,8 @@ struct PostgresRememberedRecordsTests {
         let otherStore: PostgresGrantStore
         let clock = ManualTimeSource()
         let accounts = InMemoryAccountDirectory(activeAccounts: [Shared.account])
+        let writerObserver = RecordingObserver()
+        let otherObserver = RecordingObserver()
 
         init(leeway: Duration = .zero, rememberedRecords: Int = 10_000) async throws {
             let schema = PostgresTestDatabase.uniqueSchema()
@@ -44,18 +46,19 @@ struct PostgresRememberedRecordsTests {
             otherStore = try await store(remembering: rememberedRecords)
             let configuration = EngineConfiguration(refreshTokenReuseLeeway: leeway)
             let (accounts, clock) = (accounts, clock)
-            func engine(_ store: PostgresGrantStore, seed: UInt64) throws -> AuthEngine {
+            func engine(_ store: PostgresGrantStore, seed: UInt64, observer: RecordingObserver) throws -> AuthEngine {
                 try AuthEngine(
                     configuration: configuration,
                     store: store,
                     accounts: accounts,
                     rateLimiter: InMemoryRateLimiter(capacity: 100_000),
+                    observer: observer,
                     timeSource: clock,
                     randomSource: SeededRandomSource(seed: seed)
                 )
             }
-            writer = try engine(writerStore, seed: 0xE0_0001)
-            other = try engine(otherStore, seed: 0xE0_0002)
+            writer = try engine(writerStore, seed: 0xE0_0001, observer: writerObserver)
+            other = try engine(otherStore, seed: 0xE0_0002, observer: otherObserver)
         }
 
         /// Issues a code through the writer, or through `engine`.
@@ -195,14 +198,28 @@ struct PostgresRememberedRecordsTests {
         #expect(try await pair.otherStore.dumpRecords() == before)
     }
 
-    @Test("A code the account's revocation outdated, exchanged at its writer, is refused and creates nothing")
-    func codeOfARevokedAccountAtItsWriter() async throws {
+    @Test(
+        "A code another instance deleted is refused at its writer as unknown, as elsewhere, and creates nothing",
+        arguments: [true, false]
+    )
+    func codeDeletedElsewhere(byAccountRevocation: Bool) async throws {
         let pair = try await Pair()
         let (code, verifier) = try await pair.issueCode()
-        pair.clock.advance(by: 1)
-        _ = try await pair.other.revokeAllGrants(of: Shared.account)
-        let response = await pair.writer.handle(request: Shared.exchange(code: code, verifier: verifier))
-        #expect(response.status == 400)
+        let (control, controlVerifier) = try await pair.issueCode()
+        if byAccountRevocation {
+            // O-3: the account's revocation removes its unredeemed codes.
+            pair.clock.advance(by: 1)
+            _ = try await pair.other.revokeAllGrants(of: Shared.account)
+        } else {
+            // Pruned by an instance whose clock is two minutes ahead.
+            _ = try await pair.otherStore.removeExpired(at: pair.clock.now().addingTimeInterval(120))
+        }
+        let atOther = await pair.other.handle(request: Shared.exchange(code: control, verifier: controlVerifier))
+        let atWriter = await pair.writer.handle(request: Shared.exchange(code: code, verifier: verifier))
+        #expect(atOther.status == 400)
+        #expect(atWriter.status == 400)
+        #expect(pair.otherObserver.refusals == [.codeNotFound])
+        #expect(pair.writerObserver.refusals == [.codeNotFound], "not the expired code the redemption's .notFound is")
         #expect(try await pair.otherStore.grants(of: Shared.account).isEmpty)
     }
 
