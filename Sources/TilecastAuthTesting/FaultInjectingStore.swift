@@ -28,6 +28,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         var failCallNumber: Int?
         var calls = 0
         var retainedSessions: [SecretDigest: SessionLookup] = [:]
+        var failAfterCommitting: [Operation] = []
         var rememberedCodes: [SecretDigest: AuthorizationCode] = [:]
         var rememberedRefreshTokens: [SecretDigest: RefreshTokenLookup] = [:]
     }
@@ -64,6 +65,16 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         }
     }
 
+    /// Lets the next call of `operation` reach the wrapped store, then throws as if the connection was
+    /// lost before the answer came back: a write that committed although its caller was told it failed.
+    /// The contract asks a store to make sure a throw wrote nothing; a database cannot always, and the
+    /// engine must not make matters worse when it happens (`GrantStore`'s "Errors"). Taken by
+    /// ``Operation/redeemCode`` and ``Operation/rotateRefreshToken`` (either rotation); no other operation
+    /// takes it.
+    public func failNextAfterCommitting(_ operation: Operation) {
+        state.withLock { $0.failAfterCommitting.append(operation) }
+    }
+
     /// How many calls the store has received.
     public var callCount: Int { state.withLock { $0.calls } }
 
@@ -84,6 +95,18 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     /// token or grant changes.
     public func remember(_ lookup: RefreshTokenLookup) {
         state.withLock { $0.rememberedRefreshTokens[lookup.token.digest] = lookup }
+    }
+
+    /// Throws when a failure after committing is waiting for `operation`, taking it.
+    private func leave(_ operation: Operation) throws {
+        let fail = state.withLock { state -> Bool in
+            guard let index = state.failAfterCommitting.firstIndex(of: operation) else { return false }
+            state.failAfterCommitting.remove(at: index)
+            return true
+        }
+        if fail {
+            throw InjectedFault(operation: operation)
+        }
     }
 
     private func enter(_ operation: Operation) throws {
@@ -131,7 +154,9 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         -> CodeRedemption
     {
         try enter(.redeemCode)
-        return try await base.redeemCode(digest, issuing: issuance, at: now)
+        let outcome = try await base.redeemCode(digest, issuing: issuance, at: now)
+        try leave(.redeemCode)
+        return outcome
     }
 
     public func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation {
@@ -158,13 +183,15 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         at now: Date
     ) async throws -> RefreshRotation {
         try enter(.rotateRefreshToken)
-        return try await base.rotateRefreshToken(
+        let outcome = try await base.rotateRefreshToken(
             presented,
             replacing: current,
             successor: successor,
             accessToken: accessToken,
             at: now
         )
+        try leave(.rotateRefreshToken)
+        return outcome
     }
 
     /// The wrapped store's rotation that starts the session with it, failing as a rotation does — or
@@ -183,7 +210,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
             return nil
         }
         try enter(.rotateRefreshToken)
-        return try await base.rotateRefreshToken(
+        let outcome = try await base.rotateRefreshToken(
             presented,
             replacing: current,
             successor: successor,
@@ -191,6 +218,8 @@ public final class FaultInjectingStore: GrantStore, Sendable {
             startingSession: session,
             at: now
         )
+        try leave(.rotateRefreshToken)
+        return outcome
     }
 
     public func replaceSession(

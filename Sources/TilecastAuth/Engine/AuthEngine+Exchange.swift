@@ -139,9 +139,11 @@ extension AuthEngine {
             if let remembered = store.rememberedAuthorizationCode(digest) {
                 return await goingForward(
                     on: &machine,
-                    remembered: { $0.codeLoaded(remembered) },
-                    orReading: { $0.codeLoaded(try await store.authorizationCode(digest)) },
-                    failingAs: .loadCode
+                    remembered: remembered,
+                    load: { machine, code, _ in machine.codeLoaded(code) },
+                    read: { try await store.authorizationCode(digest) },
+                    failingAs: .loadCode,
+                    writtenBy: { code, write in write.grant != nil && code.redemption?.grant == write.grant }
                 )
             }
             do {
@@ -154,9 +156,16 @@ extension AuthEngine {
             if let remembered = store.rememberedRefreshToken(digest) {
                 return await goingForward(
                     on: &machine,
-                    remembered: { $0.refreshTokenLoaded(remembered, remembered: true) },
-                    orReading: { $0.refreshTokenLoaded(try await store.refreshToken(digest)) },
-                    failingAs: .loadRefreshToken
+                    remembered: remembered,
+                    load: { machine, lookup, isRemembered in
+                        machine.refreshTokenLoaded(lookup, remembered: isRemembered)
+                    },
+                    read: { try await store.refreshToken(digest) },
+                    failingAs: .loadRefreshToken,
+                    writtenBy: { lookup, write in
+                        guard case .rotated(_, let successor) = lookup.token.state else { return false }
+                        return successor == write.successor
+                    }
                 )
             }
             do {
@@ -242,71 +251,152 @@ extension AuthEngine {
 extension AuthEngine {
     /// Runs the machine's steps on a record the store remembered of its own writes
     /// (``GrantStore/rememberedAuthorizationCode(_:)``, ``GrantStore/rememberedRefreshToken(_:)``) — the
-    /// record's checks, then the account's — on a copy of the machine, and keeps them only when they lead
-    /// to the atomic write, which checks again under its locks everything another instance may have
-    /// changed since (redeemed, rotated, revoked):
+    /// record's checks, the account's, then the atomic write they lead to — on a copy of the machine, and
+    /// keeps them when the write answers: the redemption or the rotation checks again, under its locks,
+    /// everything another instance may have changed since (redeemed, rotated, revoked), and each of its
+    /// answers is one a read would have led to (a rotation's `.superseded` comes with the token as it
+    /// stands, which the machine evaluates as read).
     ///
-    /// - a rotation is returned as the next action: each of its answers is one a fresh read would give
-    ///   (`.superseded` comes with the token as it stands, which the machine evaluates as read);
-    /// - a redemption is performed here, and kept unless the store found no code to redeem — deleted by
-    ///   an account's revocation, say, or pruned by an instance whose clock is ahead — which a fresh read
-    ///   would have answered as an unknown code, not as the expired one the machine makes of `.notFound`.
+    /// Every other step is dropped with the copy, and the record read from the store (`read`; a failure
+    /// of the read is reported as `operation`), so that every answer but a write's is decided on the
+    /// record as it stands, and the instance that wrote a record answers as any other would, one round
+    /// trip sooner:
     ///
-    /// Every other step — a refusal, the revocation a replay or a reuse demands, an inactive account, a
-    /// directory that failed, a redemption that found nothing — is dropped with the copy, and the record
-    /// is read from the store (`read`; a failure is reported as `operation`): every answer but a write's is
-    /// decided on the record as it stands, so the instance that wrote a record answers as any other
-    /// would, one round trip sooner. The account directory is asked once: when the record read needs
-    /// the same account's status, it gets the answer, or the failure, the copy got. Nothing is reported
-    /// or minted on a dropped path: the machine mints a write's secrets only on the way to it.
-    private func goingForward(
+    /// - a refusal, the revocation a replay or a reuse demands, an inactive account, a directory that
+    ///   failed: the read decides, and when it needs the same account's status it gets the answer, or
+    ///   the failure, the copy got — the directory is asked once;
+    /// - a redemption that found no code — deleted by an account's revocation, or pruned by an instance
+    ///   whose clock is ahead — which a read answers as an unknown code, not as the expired one the
+    ///   machine makes of `.notFound`;
+    /// - a write that threw: when the record as it stands is still what the copy went forward on, or
+    ///   shows the write itself (a commit that went through before the connection was lost), the answer
+    ///   is the write's failure, as on a read's path, with no second attempt; otherwise — another
+    ///   instance redeemed or rotated it meanwhile — the read decides, and a replay or a reuse is
+    ///   revoked and reported as anywhere.
+    ///
+    /// Nothing is reported on a dropped path. A redemption that found no code had minted its grant's
+    /// secrets; they were stored nowhere and are answered to no one.
+    private func goingForward<Record>(
         on machine: inout ExchangeStateMachine,
-        remembered load: (inout ExchangeStateMachine) -> ExchangeStateMachine.Action,
-        orReading read: (inout ExchangeStateMachine) async throws -> ExchangeStateMachine.Action,
-        failingAs operation: BackendOperation
+        remembered: Record,
+        load: (inout ExchangeStateMachine, Record?, _ isRemembered: Bool) -> ExchangeStateMachine.Action,
+        read: () async throws -> Record?,
+        failingAs operation: BackendOperation,
+        writtenBy isWrittenBy: (Record, AttemptedWrite) -> Bool
     ) async -> ExchangeStateMachine.Action {
         var trial = machine
         var asked: (account: AccountID, status: Result<AccountStatus, any Error>)?
-        if case .checkAccount(let account) = load(&trial) {
+        var failedWrite: (operation: BackendOperation, error: any Error, write: AttemptedWrite)?
+        if case .checkAccount(let account) = load(&trial, remembered, true) {
             let status = await statusResult(of: account)
             asked = (account, status)
             if case .success(let active) = status {
-                switch trial.accountChecked(active) {
-                case .redeemCode(let redemption):
-                    do {
-                        let outcome = try await store.redeemCode(
-                            redemption.code,
-                            issuing: redemption.issuance,
-                            at: trial.now
-                        )
-                        if case .notFound = outcome { break }
-                        machine = trial
-                        return redeemed(outcome, redemption, &machine)
-                    } catch {
-                        machine = trial
-                        return failed(.redeemCode, error, &machine)
-                    }
-                case .rotateRefreshToken(let rotation):
+                switch await attempt(trial.accountChecked(active), on: &trial) {
+                case .answered(let next):
                     machine = trial
-                    return .rotateRefreshToken(rotation)
-                case .rotateRefreshTokenStartingSession(let rotation):
-                    machine = trial
-                    return .rotateRefreshTokenStartingSession(rotation)
-                default:
+                    return next
+                case .threw(let operation, let error, let write):
+                    failedWrite = (operation, error, write)
+                case .foundNothing, .notAWrite:
                     break
                 }
             }
         }
-        let next: ExchangeStateMachine.Action
+        let record: Record?
         do {
-            next = try await read(&machine)
+            record = try await read()
         } catch {
-            return failed(operation, error, &machine)
+            guard let failedWrite else { return failed(operation, error, &machine) }
+            machine = trial
+            return failed(failedWrite.operation, failedWrite.error, &machine)
         }
+        var fresh = machine
+        let next = load(&fresh, record, false)
+        if let failedWrite {
+            let stillAsRemembered = if case .checkAccount = next { true } else { false }
+            if stillAsRemembered || record.map({ isWrittenBy($0, failedWrite.write) }) == true {
+                machine = trial
+                return failed(failedWrite.operation, failedWrite.error, &machine)
+            }
+        }
+        machine = fresh
         guard case .checkAccount(let account) = next, let asked, asked.account == account else { return next }
         switch asked.status {
         case .success(let status): return machine.accountChecked(status)
         case .failure(let error): return failed(.accountStatus, error, &machine)
+        }
+    }
+
+    /// What a write a remembered record led to would leave in the store: the grant a redemption creates,
+    /// the successor a rotation stores.
+    private struct AttemptedWrite {
+        var grant: GrantID?
+        var successor: SecretDigest?
+    }
+
+    /// How a write attempted on a remembered record ended.
+    private enum WriteAttempt {
+        /// The write answered; the machine's next action.
+        case answered(ExchangeStateMachine.Action)
+        /// The redemption found no code.
+        case foundNothing
+        /// The write threw.
+        case threw(BackendOperation, any Error, AttemptedWrite)
+        /// The copy's step was not a write.
+        case notAWrite
+    }
+
+    /// Performs `action` on the copy `trial` when it is a redemption or a rotation, feeding the answer
+    /// back, as ``performSuspending(_:on:peerAddress:)`` would — the rotation starting a session followed
+    /// by the plain rotation when the store starts sessions separately.
+    private func attempt(
+        _ action: ExchangeStateMachine.Action,
+        on trial: inout ExchangeStateMachine
+    ) async -> WriteAttempt {
+        let now = trial.now
+        switch action {
+        case .redeemCode(let redemption):
+            do {
+                let outcome = try await store.redeemCode(redemption.code, issuing: redemption.issuance, at: now)
+                if case .notFound = outcome { return .foundNothing }
+                return .answered(redeemed(outcome, redemption, &trial))
+            } catch {
+                return .threw(.redeemCode, error, AttemptedWrite(grant: redemption.issuance.grant.id))
+            }
+        case .rotateRefreshToken(let rotation):
+            do {
+                let outcome = try await store.rotateRefreshToken(
+                    rotation.presented,
+                    replacing: rotation.current,
+                    successor: rotation.successor,
+                    accessToken: rotation.accessToken,
+                    at: now
+                )
+                return .answered(rotated(outcome, rotation, &trial))
+            } catch {
+                return .threw(.rotateRefreshToken, error, AttemptedWrite(successor: rotation.successor.digest))
+            }
+        case .rotateRefreshTokenStartingSession(let rotation):
+            let session = Self.startingSession(of: rotation)
+            let outcome: RefreshRotation?
+            do {
+                outcome = try await store.rotateRefreshToken(
+                    rotation.presented,
+                    replacing: rotation.current,
+                    successor: rotation.successor,
+                    accessToken: rotation.accessToken,
+                    startingSession: session,
+                    at: now
+                )
+            } catch {
+                let write = AttemptedWrite(successor: rotation.successor.digest)
+                return .threw(.rotateRefreshTokenStartingSession, error, write)
+            }
+            let next = rotatedStartingSession(outcome, rotation, session, &trial)
+            guard outcome == nil, case .rotateRefreshToken = next else { return .answered(next) }
+            return await attempt(next, on: &trial)
+        default:
+            return .notAWrite
         }
     }
 

@@ -136,10 +136,38 @@ struct RememberedRecordTests {
         }
     }
 
-    /// The request's status and the events it raised, after `history`.
-    private func answer(after history: History, remembering: Bool) async throws -> (Int, [String]) {
+    /// What fails when the request comes: the store's writes only — a standby promoted, a full disk, a
+    /// lock waited on past the statement timeout — while its reads answer.
+    enum Fault: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        case none
+        /// The redemption or rotation the request would write fails.
+        case writeFails
+        /// So does the revocation a replay or a reuse asks for.
+        case writesFail
+        /// The redemption or rotation commits, and its answer is lost.
+        case commitLost
+
+        var testDescription: String { rawValue }
+    }
+
+    /// The request's status and the events it raised, after `history`, with `fault`.
+    private func answer(
+        after history: History,
+        remembering: Bool,
+        fault: Fault = .none
+    ) async throws -> (Int, [String]) {
         let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: history.leeway))
         func outcome(_ request: () async -> TestResponse) async -> (Int, [String]) {
+            let write: FaultInjectingStore.Operation =
+                history.rawValue.hasPrefix("code") ? .redeemCode : .rotateRefreshToken
+            switch fault {
+            case .none: break
+            case .writeFails: harness.faults.failNext(write)
+            case .writesFail:
+                harness.faults.failNext(write)
+                harness.faults.failNext(.revokeGrant)
+            case .commitLost: harness.faults.failNextAfterCommitting(write)
+            }
             let mark = harness.observer.events.count
             let response = await request()
             return (response.status, harness.observer.events.dropFirst(mark).map(\.description))
@@ -202,12 +230,13 @@ struct RememberedRecordTests {
     }
 
     @Test(
-        "After any history, a remembered record gets the status and events a fresh read gets",
-        arguments: History.allCases
+        "After any history, with any fault of the writes, a remembered record gets the status and events a read gets",
+        arguments: History.allCases,
+        Fault.allCases
     )
-    func sameAnswers(after history: History) async throws {
-        let read = try await answer(after: history, remembering: false)
-        let remembered = try await answer(after: history, remembering: true)
+    func sameAnswers(after history: History, fault: Fault) async throws {
+        let read = try await answer(after: history, remembering: false, fault: fault)
+        let remembered = try await answer(after: history, remembering: true, fault: fault)
         #expect(remembered.0 == read.0)
         #expect(remembered.1 == read.1)
     }
