@@ -193,14 +193,7 @@ extension AuthEngine {
 
         case .rotateRefreshToken(let rotation):
             do {
-                let outcome = try await store.rotateRefreshToken(
-                    rotation.presented,
-                    replacing: rotation.current,
-                    successor: rotation.successor,
-                    accessToken: rotation.accessToken,
-                    at: now
-                )
-                return rotated(outcome, rotation, &machine)
+                return rotated(try await rotate(rotation, at: now), rotation, &machine)
             } catch {
                 return failed(.rotateRefreshToken, error, &machine)
             }
@@ -208,14 +201,7 @@ extension AuthEngine {
         case .rotateRefreshTokenStartingSession(let rotation):
             let session = Self.startingSession(of: rotation)
             do {
-                let outcome = try await store.rotateRefreshToken(
-                    rotation.presented,
-                    replacing: rotation.current,
-                    successor: rotation.successor,
-                    accessToken: rotation.accessToken,
-                    startingSession: session,
-                    at: now
-                )
+                let outcome = try await rotate(rotation, startingSession: session, at: now)
                 return rotatedStartingSession(outcome, rotation, session, &machine)
             } catch {
                 return failed(.rotateRefreshTokenStartingSession, error, &machine)
@@ -365,14 +351,7 @@ extension AuthEngine {
             }
         case .rotateRefreshToken(let rotation):
             do {
-                let outcome = try await store.rotateRefreshToken(
-                    rotation.presented,
-                    replacing: rotation.current,
-                    successor: rotation.successor,
-                    accessToken: rotation.accessToken,
-                    at: now
-                )
-                return .answered(rotated(outcome, rotation, &trial))
+                return .answered(rotated(try await rotate(rotation, at: now), rotation, &trial))
             } catch {
                 return .threw(.rotateRefreshToken, error, AttemptedWrite(successor: rotation.successor.digest))
             }
@@ -380,14 +359,7 @@ extension AuthEngine {
             let session = Self.startingSession(of: rotation)
             let outcome: RefreshRotation?
             do {
-                outcome = try await store.rotateRefreshToken(
-                    rotation.presented,
-                    replacing: rotation.current,
-                    successor: rotation.successor,
-                    accessToken: rotation.accessToken,
-                    startingSession: session,
-                    at: now
-                )
+                outcome = try await rotate(rotation, startingSession: session, at: now)
             } catch {
                 let write = AttemptedWrite(successor: rotation.successor.digest)
                 return .threw(.rotateRefreshTokenStartingSession, error, write)
@@ -398,6 +370,33 @@ extension AuthEngine {
         default:
             return .notAWrite
         }
+    }
+
+    /// The store's rotation of `rotation`'s presented token.
+    private func rotate(_ rotation: PlannedRotation, at now: Date) async throws -> RefreshRotation {
+        try await store.rotateRefreshToken(
+            rotation.presented,
+            replacing: rotation.current,
+            successor: rotation.successor,
+            accessToken: rotation.accessToken,
+            at: now
+        )
+    }
+
+    /// The store's rotation of `rotation`'s presented token that starts `session` with it, or `nil`.
+    private func rotate(
+        _ rotation: PlannedRotation,
+        startingSession session: StudioSession,
+        at now: Date
+    ) async throws -> RefreshRotation? {
+        try await store.rotateRefreshToken(
+            rotation.presented,
+            replacing: rotation.current,
+            successor: rotation.successor,
+            accessToken: rotation.accessToken,
+            startingSession: session,
+            at: now
+        )
     }
 
     /// The account directory's answer, or its failure.
