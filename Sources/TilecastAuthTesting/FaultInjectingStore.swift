@@ -28,7 +28,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         var failCallNumber: Int?
         var calls = 0
         var retainedSessions: [SecretDigest: SessionLookup] = [:]
-        var failAfterCommitting: [Operation] = []
+        var failAfterCommitting: [(operation: Operation, meanwhile: (@Sendable () async -> Void)?)] = []
         var rememberedCodes: [SecretDigest: AuthorizationCode] = [:]
         var rememberedRefreshTokens: [SecretDigest: RefreshTokenLookup] = [:]
     }
@@ -70,9 +70,10 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     /// The contract asks a store to make sure a throw wrote nothing; a database cannot always, and the
     /// engine must not make matters worse when it happens (`GrantStore`'s "Errors"). Taken by
     /// ``Operation/redeemCode`` and ``Operation/rotateRefreshToken`` (either rotation); no other operation
-    /// takes it.
-    public func failNextAfterCommitting(_ operation: Operation) {
-        state.withLock { $0.failAfterCommitting.append(operation) }
+    /// takes it. `meanwhile` runs between the commit and the throw: what other requests did before the
+    /// lost answer would have arrived.
+    public func failNextAfterCommitting(_ operation: Operation, meanwhile: (@Sendable () async -> Void)? = nil) {
+        state.withLock { $0.failAfterCommitting.append((operation, meanwhile)) }
     }
 
     /// How many calls the store has received.
@@ -97,16 +98,18 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         state.withLock { $0.rememberedRefreshTokens[lookup.token.digest] = lookup }
     }
 
-    /// Throws when a failure after committing is waiting for `operation`, taking it.
-    private func leave(_ operation: Operation) throws {
-        let fail = state.withLock { state -> Bool in
-            guard let index = state.failAfterCommitting.firstIndex(of: operation) else { return false }
-            state.failAfterCommitting.remove(at: index)
-            return true
+    /// Throws when a failure after committing is waiting for `operation`, taking it, once what it lets
+    /// happen meanwhile has run.
+    private func leave(_ operation: Operation) async throws {
+        let waiting = state.withLock { state -> (@Sendable () async -> Void)?? in
+            guard let index = state.failAfterCommitting.firstIndex(where: { $0.operation == operation }) else {
+                return .none
+            }
+            return .some(state.failAfterCommitting.remove(at: index).meanwhile)
         }
-        if fail {
-            throw InjectedFault(operation: operation)
-        }
+        guard case .some(let meanwhile) = waiting else { return }
+        await meanwhile?()
+        throw InjectedFault(operation: operation)
     }
 
     private func enter(_ operation: Operation) throws {
@@ -140,10 +143,17 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         return try await base.authorizationCode(digest)
     }
 
-    /// The code a test planted with `remember(_:)`, else what the wrapped store remembers. Never fails:
-    /// the requirement has no I/O.
+    /// The code a test planted with `remember(_:)`, else what the wrapped store remembers — or `nil`
+    /// while a failure of ``Operation/authorizationCode`` is waiting, so that the read a test asked to
+    /// fail happens. Never fails: the requirement has no I/O.
     public func rememberedAuthorizationCode(_ digest: SecretDigest) -> AuthorizationCode? {
-        state.withLock { $0.rememberedCodes[digest] } ?? base.rememberedAuthorizationCode(digest)
+        guard !failureWaits(for: .authorizationCode) else { return nil }
+        return state.withLock { $0.rememberedCodes[digest] } ?? base.rememberedAuthorizationCode(digest)
+    }
+
+    /// Whether a failure of `operation` asked for with `failNext` is waiting.
+    private func failureWaits(for operation: Operation) -> Bool {
+        state.withLock { $0.failNext.contains { $0.contains(operation) } }
     }
 
     public func redeemCode(
@@ -155,7 +165,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     {
         try enter(.redeemCode)
         let outcome = try await base.redeemCode(digest, issuing: issuance, at: now)
-        try leave(.redeemCode)
+        try await leave(.redeemCode)
         return outcome
     }
 
@@ -169,10 +179,12 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         return try await base.refreshToken(digest)
     }
 
-    /// The token a test planted with `remember(_:)`, else what the wrapped store remembers. Never fails:
-    /// the requirement has no I/O.
+    /// The token a test planted with `remember(_:)`, else what the wrapped store remembers — or `nil`
+    /// while a failure of ``Operation/refreshToken`` is waiting, so that the read a test asked to fail
+    /// happens. Never fails: the requirement has no I/O.
     public func rememberedRefreshToken(_ digest: SecretDigest) -> RefreshTokenLookup? {
-        state.withLock { $0.rememberedRefreshTokens[digest] } ?? base.rememberedRefreshToken(digest)
+        guard !failureWaits(for: .refreshToken) else { return nil }
+        return state.withLock { $0.rememberedRefreshTokens[digest] } ?? base.rememberedRefreshToken(digest)
     }
 
     public func rotateRefreshToken(
@@ -190,7 +202,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
             accessToken: accessToken,
             at: now
         )
-        try leave(.rotateRefreshToken)
+        try await leave(.rotateRefreshToken)
         return outcome
     }
 
@@ -218,7 +230,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
             startingSession: session,
             at: now
         )
-        try leave(.rotateRefreshToken)
+        try await leave(.rotateRefreshToken)
         return outcome
     }
 

@@ -143,7 +143,7 @@ extension AuthEngine {
                     load: { machine, code, _ in machine.codeLoaded(code) },
                     read: { try await store.authorizationCode(digest) },
                     failingAs: .loadCode,
-                    writtenBy: { code, write in write.grant != nil && code.redemption?.grant == write.grant }
+                    writtenBy: { code, write in write.grant != nil && code?.redemption?.grant == write.grant }
                 )
             }
             do {
@@ -162,9 +162,11 @@ extension AuthEngine {
                     },
                     read: { try await store.refreshToken(digest) },
                     failingAs: .loadRefreshToken,
-                    writtenBy: { lookup, write in
-                        guard case .rotated(_, let successor) = lookup.token.state else { return false }
-                        return successor == write.successor
+                    writtenBy: { _, write in
+                        // The successor's own record: the presented token's successor field is moved on by
+                        // a leeway retry, which a rotation that committed may have met since.
+                        guard let successor = write.successor else { return false }
+                        return try await store.refreshToken(successor) != nil
                     }
                 )
             }
@@ -253,12 +255,16 @@ extension AuthEngine {
     ///   the failure, the copy got — the directory is asked once;
     /// - a redemption that found no code — deleted by an account's revocation, or pruned by an instance
     ///   whose clock is ahead — which a read answers as an unknown code, not as the expired one the
-    ///   machine makes of `.notFound`;
-    /// - a write that threw: when the record as it stands is still what the copy went forward on, or
-    ///   shows the write itself (a commit that went through before the connection was lost), the answer
-    ///   is the write's failure, as on a read's path, with no second attempt; otherwise — another
-    ///   instance redeemed or rotated it meanwhile — the read decides, and a replay or a reuse is
-    ///   revoked and reported as anywhere.
+    ///   machine makes of `.notFound`; a read that finds the code as remembered leaves the redemption's
+    ///   answer standing, without a second attempt;
+    /// - a write that threw: when the record as it stands is still what the copy went forward on, or the
+    ///   write is found to have committed before its answer was lost (the code redeemed into the grant
+    ///   it created; the successor it stored, read by its own digest, since a leeway retry may have moved
+    ///   the presented token's successor on since), or that cannot be told, the answer is the write's
+    ///   failure, as on a read's path, with no second attempt; otherwise — another instance redeemed or
+    ///   rotated it meanwhile — the read decides, and a replay or a reuse is revoked and reported as
+    ///   anywhere. When the read fails too, the write's failure is the one answered and reported: it is
+    ///   what happened first, and it may have committed.
     ///
     /// Nothing is reported on a dropped path. A redemption that found no code had minted its grant's
     /// secrets; they were stored nowhere and are answered to no one.
@@ -268,11 +274,11 @@ extension AuthEngine {
         load: (inout ExchangeStateMachine, Record?, _ isRemembered: Bool) -> ExchangeStateMachine.Action,
         read: () async throws -> Record?,
         failingAs operation: BackendOperation,
-        writtenBy isWrittenBy: (Record, AttemptedWrite) -> Bool
+        writtenBy isWrittenBy: (Record?, AttemptedWrite) async throws -> Bool
     ) async -> ExchangeStateMachine.Action {
         var trial = machine
         var asked: (account: AccountID, status: Result<AccountStatus, any Error>)?
-        var failedWrite: (operation: BackendOperation, error: any Error, write: AttemptedWrite)?
+        var unanswered: UnansweredWrite?
         if case .checkAccount(let account) = load(&trial, remembered, true) {
             let status = await statusResult(of: account)
             asked = (account, status)
@@ -282,8 +288,10 @@ extension AuthEngine {
                     machine = trial
                     return next
                 case .threw(let operation, let error, let write):
-                    failedWrite = (operation, error, write)
-                case .foundNothing, .notAWrite:
+                    unanswered = .threw(operation, error, write)
+                case .foundNothing(let redemption):
+                    unanswered = .foundNothing(redemption)
+                case .notAWrite:
                     break
                 }
             }
@@ -292,18 +300,36 @@ extension AuthEngine {
         do {
             record = try await read()
         } catch {
-            guard let failedWrite else { return failed(operation, error, &machine) }
+            guard case .threw(let writeOperation, let writeError, _) = unanswered else {
+                return failed(operation, error, &machine)
+            }
             machine = trial
-            return failed(failedWrite.operation, failedWrite.error, &machine)
+            return failed(writeOperation, writeError, &machine)
         }
         var fresh = machine
         let next = load(&fresh, record, false)
-        if let failedWrite {
-            let stillAsRemembered = if case .checkAccount = next { true } else { false }
-            if stillAsRemembered || record.map({ isWrittenBy($0, failedWrite.write) }) == true {
+        let stillAsRemembered = if case .checkAccount = next { true } else { false }
+        switch unanswered {
+        case .threw(let writeOperation, let writeError, let write):
+            // Whether the write committed is asked only when the record changed; a failure to tell
+            // leaves the write's failure as the answer.
+            if stillAsRemembered {
                 machine = trial
-                return failed(failedWrite.operation, failedWrite.error, &machine)
+                return failed(writeOperation, writeError, &machine)
             }
+            if (try? await isWrittenBy(record, write)) != false {
+                machine = trial
+                return failed(writeOperation, writeError, &machine)
+            }
+        case .foundNothing(let redemption):
+            // Read again, the code still leads to the redemption that found nothing: its answer stands,
+            // without a second attempt.
+            if stillAsRemembered {
+                machine = trial
+                return redeemed(.notFound, redemption, &machine)
+            }
+        case nil:
+            break
         }
         machine = fresh
         guard case .checkAccount(let account) = next, let asked, asked.account == account else { return next }
@@ -320,12 +346,18 @@ extension AuthEngine {
         var successor: SecretDigest?
     }
 
+    /// A write on a remembered record whose answer waits for the record to be read.
+    private enum UnansweredWrite {
+        case threw(BackendOperation, any Error, AttemptedWrite)
+        case foundNothing(PlannedRedemption)
+    }
+
     /// How a write attempted on a remembered record ended.
     private enum WriteAttempt {
         /// The write answered; the machine's next action.
         case answered(ExchangeStateMachine.Action)
         /// The redemption found no code.
-        case foundNothing
+        case foundNothing(PlannedRedemption)
         /// The write threw.
         case threw(BackendOperation, any Error, AttemptedWrite)
         /// The copy's step was not a write.
@@ -344,7 +376,7 @@ extension AuthEngine {
         case .redeemCode(let redemption):
             do {
                 let outcome = try await store.redeemCode(redemption.code, issuing: redemption.issuance, at: now)
-                if case .notFound = outcome { return .foundNothing }
+                if case .notFound = outcome { return .foundNothing(redemption) }
                 return .answered(redeemed(outcome, redemption, &trial))
             } catch {
                 return .threw(.redeemCode, error, AttemptedWrite(grant: redemption.issuance.grant.id))

@@ -2,7 +2,7 @@
 
 import Foundation
 import Testing
-import TilecastAuthTesting
+@_spi(Testing) import TilecastAuthTesting
 
 @testable import TilecastAuth
 
@@ -29,11 +29,10 @@ struct RememberedRecordTests {
         let verifier = harness.newVerifier()
         let code = try await harness.issueCode(verifier: verifier)
         harness.faults.remember(try await storedCode(code, harness))
-        // A read would fail: the exchange succeeds only if it never happens.
-        harness.faults.failNext(.authorizationCode)
+        let calls = harness.faults.callCount
         let response = await harness.exchange(code: code, verifier: verifier)
         #expect(response.status == 200)
-        #expect(!harness.observer.events.contains { $0.kind == .backendFailed })
+        #expect(harness.faults.callCount - calls == 1, "the redemption alone")
     }
 
     @Test("A remembered code its checks refuse is read from the store before the refusal")
@@ -42,12 +41,25 @@ struct RememberedRecordTests {
         let verifier = harness.newVerifier()
         let code = try await harness.issueCode(verifier: verifier)
         harness.faults.remember(try await storedCode(code, harness))
+        let (before, calls) = (harness.memory.snapshot(), harness.faults.callCount)
+        // The wrong verifier fails on the remembered record; the refusal waits for the read.
+        let response = await harness.exchange(code: code, verifier: harness.newVerifier())
+        #expect(response.status == 400)
+        #expect(harness.faults.callCount - calls == 1, "the read alone")
+        #expect(harness.memory.snapshot() == before)
+    }
+
+    @Test("A failure of the read a test asks for happens: a store failing its reads goes unremembered")
+    func askedReadFailureHappens() async throws {
+        let harness = try Harness()
+        let verifier = harness.newVerifier()
+        let code = try await harness.issueCode(verifier: verifier)
+        harness.faults.remember(try await storedCode(code, harness))
         harness.faults.failNext(.authorizationCode)
         let before = harness.memory.snapshot()
-        // The wrong verifier fails on the remembered record; the answer waits for the read, which fails.
-        let response = await harness.exchange(code: code, verifier: harness.newVerifier())
-        #expect(response.status == 503)
+        #expect(await harness.exchange(code: code, verifier: verifier).status == 503)
         #expect(harness.memory.snapshot() == before)
+        #expect(await harness.exchange(code: code, verifier: verifier).status == 200)
     }
 
     @Test(
@@ -311,5 +323,80 @@ struct RememberedRecordTests {
         #expect(remembered.1 == read.1)
         #expect(remembered.2 == 1)
         #expect(read.2 == 1)
+    }
+
+    // MARK: Writes whose answer waits for a read
+
+    /// A code of an account revoked at or after its issue, stored anyway — its insert committed after the
+    /// revocation removed the account's codes, from an instance whose clock is behind: the redemption
+    /// finds nothing (`.notFound`), and a read finds the code unused. The status, the events, and the
+    /// store's calls.
+    private func exchangeOfALateCode(remembering: Bool) async throws -> (Int, [String], calls: Int) {
+        let harness = try Harness()
+        let verifier = harness.newVerifier()
+        let code = try await harness.issueCode(verifier: verifier)
+        let written = try await storedCode(code, harness)
+        harness.clock.advance(by: 1)
+        _ = try await harness.engine.revokeAllGrants(of: Harness.account)
+        try await harness.memory.insertCode(written)
+        if remembering { harness.faults.remember(written) }
+        let (mark, callsBefore) = (harness.observer.events.count, harness.faults.callCount)
+        let response = await harness.exchange(code: code, verifier: verifier)
+        let events = harness.observer.events.dropFirst(mark).map(\.description)
+        return (response.status, events, harness.faults.callCount - callsBefore)
+    }
+
+    @Test("A redemption on a remembered code that finds nothing is not attempted again when a read finds the code")
+    func redemptionAttemptedOnce() async throws {
+        let read = try await exchangeOfALateCode(remembering: false)
+        let remembered = try await exchangeOfALateCode(remembering: true)
+        #expect(read.calls == 2, "the read and the redemption")
+        #expect(remembered.calls == read.calls, "the redemption and the read")
+        #expect(remembered.0 == read.0)
+        #expect(remembered.1 == read.1)
+    }
+
+    /// A refresh of `T` (leeway 30 s) whose rotation `T → A` commits and whose answer is lost; before it
+    /// would have arrived, the app's retry of `T` rotates `A → B` — retiring `A`, and moving `T`'s
+    /// successor on to `B` — and `B` is refreshed. The status, the events, and whether the grant lives.
+    private func refreshWithALostCommit(remembering: Bool) async throws -> (Int, [String], live: Bool) {
+        let leeway = EngineConfiguration(refreshTokenReuseLeeway: .seconds(30))
+        let harness = try Harness(configuration: leeway)
+        // The other requests go to an instance that reads every record, straight from the store.
+        let other = try AuthEngine(
+            configuration: leeway,
+            store: harness.memory,
+            accounts: harness.accounts,
+            rateLimiter: InMemoryRateLimiter(capacity: 100_000),
+            timeSource: harness.clock,
+            randomSource: SeededRandomSource(seed: 0xA11)
+        )
+        let token = try #require(try await harness.signIn().refreshToken)
+        let written = try await storedToken(token, harness)
+        if remembering { harness.faults.remember(written) }
+        let meanwhile = LockedValue<[Int]>([])
+        harness.faults.failNextAfterCommitting(.rotateRefreshToken) {
+            let retry = await harness.refresh(token, on: other)
+            var statuses = [retry.status]
+            if let next = retry.refreshToken { statuses.append(await harness.refresh(next, on: other).status) }
+            meanwhile.withLock { $0 = statuses }
+        }
+        let mark = harness.observer.events.count
+        let response = await harness.refresh(token)
+        #expect(meanwhile.withLock { $0 } == [200, 200])
+        let grant = try await harness.memory.grant(written.grant.id)
+        let events = harness.observer.events.dropFirst(mark).map(\.description)
+        return (response.status, events, grant?.revocation == nil)
+    }
+
+    @Test("A rotation whose commit was lost answers its failure, whatever a retry did since, and revokes nothing")
+    func lostCommitThenRetry() async throws {
+        let read = try await refreshWithALostCommit(remembering: false)
+        let remembered = try await refreshWithALostCommit(remembering: true)
+        #expect(read.0 == 503)
+        #expect(read.live)
+        #expect(remembered.0 == read.0)
+        #expect(remembered.1 == read.1)
+        #expect(remembered.live, "the user's grant revoked as a reuse of its own rotation")
     }
 }
