@@ -83,7 +83,7 @@ public final class ConformanceWorld: Sendable {
     ) throws(ConfigurationError) {
         self.store = store
         random = ForwardingRandomSource(base: randomSource)
-        faults = FaultInjectingStore(store)
+        faults = FaultInjectingStore(store, readsWhenAReadFailureWaits: true)
         limiter = ScenarioRateLimiter(
             capacity: configuration.rateLimit.capacity,
             refillSeconds: configuration.rateLimit.refillSeconds

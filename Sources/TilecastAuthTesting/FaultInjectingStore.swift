@@ -38,13 +38,26 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     /// Whether this store answers `nil` to every rotation that starts a session, as a store that starts
     /// sessions separately does, whatever the wrapped store would answer.
     public let startsSessionsSeparately: Bool
+    /// Whether this store remembers nothing while a failure of the matching read waits, so that the read
+    /// a scenario asks to fail happens on a wrapped store that would otherwise skip it.
+    public let readsWhenAReadFailureWaits: Bool
     private let state = LockedValue(State())
 
     /// Wraps `base`; with `startsSessionsSeparately`, as a store without a rotation that starts a session
     /// (``rotateRefreshToken(_:replacing:successor:accessToken:startingSession:at:)`` answers `nil`).
-    public init(_ base: any GrantStore, startsSessionsSeparately: Bool = false) {
+    ///
+    /// With `readsWhenAReadFailureWaits`, ``rememberedAuthorizationCode(_:)`` and
+    /// ``rememberedRefreshToken(_:)`` answer `nil` while a ``failNext(_:)`` of ``Operation/authorizationCode``
+    /// or ``Operation/refreshToken`` waits: a conformance scenario that fails the lookup means the lookup.
+    /// Off, a test of the engine's remembered path can fail its reads too.
+    public init(
+        _ base: any GrantStore,
+        startsSessionsSeparately: Bool = false,
+        readsWhenAReadFailureWaits: Bool = false
+    ) {
         self.base = base
         self.startsSessionsSeparately = startsSessionsSeparately
+        self.readsWhenAReadFailureWaits = readsWhenAReadFailureWaits
     }
 
     /// Makes the next call of `operation` throw.
@@ -144,16 +157,16 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     }
 
     /// The code a test planted with `remember(_:)`, else what the wrapped store remembers — or `nil`
-    /// while a failure of ``Operation/authorizationCode`` is waiting, so that the read a test asked to
-    /// fail happens. Never fails: the requirement has no I/O.
+    /// while a failure of ``Operation/authorizationCode`` waits, with ``readsWhenAReadFailureWaits``.
+    /// Never fails: the requirement has no I/O.
     public func rememberedAuthorizationCode(_ digest: SecretDigest) -> AuthorizationCode? {
         guard !failureWaits(for: .authorizationCode) else { return nil }
         return state.withLock { $0.rememberedCodes[digest] } ?? base.rememberedAuthorizationCode(digest)
     }
 
-    /// Whether a failure of `operation` asked for with `failNext` is waiting.
+    /// Whether a failure of `operation` asked for with `failNext` waits and makes this store read.
     private func failureWaits(for operation: Operation) -> Bool {
-        state.withLock { $0.failNext.contains { $0.contains(operation) } }
+        readsWhenAReadFailureWaits && state.withLock { $0.failNext.contains { $0.contains(operation) } }
     }
 
     public func redeemCode(
@@ -180,8 +193,8 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     }
 
     /// The token a test planted with `remember(_:)`, else what the wrapped store remembers — or `nil`
-    /// while a failure of ``Operation/refreshToken`` is waiting, so that the read a test asked to fail
-    /// happens. Never fails: the requirement has no I/O.
+    /// while a failure of ``Operation/refreshToken`` waits, with ``readsWhenAReadFailureWaits``. Never
+    /// fails: the requirement has no I/O.
     public func rememberedRefreshToken(_ digest: SecretDigest) -> RefreshTokenLookup? {
         guard !failureWaits(for: .refreshToken) else { return nil }
         return state.withLock { $0.rememberedRefreshTokens[digest] } ?? base.rememberedRefreshToken(digest)

@@ -162,10 +162,12 @@ extension AuthEngine {
                     },
                     read: { try await store.refreshToken(digest) },
                     failingAs: .loadRefreshToken,
-                    writtenBy: { _, write in
-                        // The successor's own record: the presented token's successor field is moved on by
-                        // a leeway retry, which a rotation that committed may have met since.
+                    writtenBy: { lookup, write in
                         guard let successor = write.successor else { return false }
+                        if case .rotated(_, let next)? = lookup?.token.state, next == successor { return true }
+                        // Under strict rotation nothing moves a rotated token's successor on; within a
+                        // leeway a retry may have, since the write committed: its own record says.
+                        guard configuration.refreshTokenReuseLeeway > .zero else { return false }
                         return try await store.refreshToken(successor) != nil
                     }
                 )
@@ -263,8 +265,13 @@ extension AuthEngine {
     ///   the presented token's successor on since), or that cannot be told, the answer is the write's
     ///   failure, as on a read's path, with no second attempt; otherwise — another instance redeemed or
     ///   rotated it meanwhile — the read decides, and a replay or a reuse is revoked and reported as
-    ///   anywhere. When the read fails too, the write's failure is the one answered and reported: it is
-    ///   what happened first, and it may have committed.
+    ///   anywhere. When the read fails, or the successor's read that tells whether a rotation committed,
+    ///   the answer is the read's failure, as from a reader whose read failed.
+    ///
+    /// One history still ends otherwise than at a reader: a rotation that commits, loses its answer, and
+    /// whose grant an instance with its clock ahead prunes — token, successor and all — before the read,
+    /// is refused as an unknown token where a reader answers 503. It takes a grant in its last seconds
+    /// (a successor expires with its grant); the grant is over either way.
     ///
     /// Nothing is reported on a dropped path. A redemption that found no code had minted its grant's
     /// secrets; they were stored nowhere and are answered to no one.
@@ -300,24 +307,26 @@ extension AuthEngine {
         do {
             record = try await read()
         } catch {
-            guard case .threw(let writeOperation, let writeError, _) = unanswered else {
-                return failed(operation, error, &machine)
-            }
-            machine = trial
-            return failed(writeOperation, writeError, &machine)
+            // As a read that fails answers, whatever the copy's write did: a reader that fails here never
+            // got as far as a write.
+            return failed(operation, error, &machine)
         }
         var fresh = machine
         let next = load(&fresh, record, false)
         let stillAsRemembered = if case .checkAccount = next { true } else { false }
         switch unanswered {
         case .threw(let writeOperation, let writeError, let write):
-            // Whether the write committed is asked only when the record changed; a failure to tell
-            // leaves the write's failure as the answer.
-            if stillAsRemembered {
-                machine = trial
-                return failed(writeOperation, writeError, &machine)
+            // Whether the write committed is asked only when the record changed; a read that cannot tell
+            // is answered as a read that failed.
+            var written = stillAsRemembered
+            if !written {
+                do {
+                    written = try await isWrittenBy(record, write)
+                } catch {
+                    return failed(operation, error, &machine)
+                }
             }
-            if (try? await isWrittenBy(record, write)) != false {
+            if written {
                 machine = trial
                 return failed(writeOperation, writeError, &machine)
             }

@@ -49,17 +49,26 @@ struct RememberedRecordTests {
         #expect(harness.memory.snapshot() == before)
     }
 
-    @Test("A failure of the read a test asks for happens: a store failing its reads goes unremembered")
-    func askedReadFailureHappens() async throws {
+    @Test(
+        "A conformance world's store reads when a read's failure waits; a test's store goes on remembering",
+        arguments: [true, false]
+    )
+    func awaitedReadFailure(readsWhenAReadFailureWaits: Bool) async throws {
         let harness = try Harness()
+        let faults = FaultInjectingStore(harness.memory, readsWhenAReadFailureWaits: readsWhenAReadFailureWaits)
+        let engine = try AuthEngine(
+            store: faults,
+            accounts: harness.accounts,
+            rateLimiter: InMemoryRateLimiter(capacity: 100_000),
+            timeSource: harness.clock,
+            randomSource: harness.random
+        )
         let verifier = harness.newVerifier()
         let code = try await harness.issueCode(verifier: verifier)
-        harness.faults.remember(try await storedCode(code, harness))
-        harness.faults.failNext(.authorizationCode)
-        let before = harness.memory.snapshot()
-        #expect(await harness.exchange(code: code, verifier: verifier).status == 503)
-        #expect(harness.memory.snapshot() == before)
-        #expect(await harness.exchange(code: code, verifier: verifier).status == 200)
+        faults.remember(try await storedCode(code, harness))
+        faults.failNext(.authorizationCode)
+        let response = await harness.exchange(code: code, verifier: verifier, on: engine)
+        #expect(response.status == (readsWhenAReadFailureWaits ? 503 : 200))
     }
 
     @Test(
@@ -398,5 +407,58 @@ struct RememberedRecordTests {
         #expect(remembered.0 == read.0)
         #expect(remembered.1 == read.1)
         #expect(remembered.live, "the user's grant revoked as a reuse of its own rotation")
+    }
+
+    // MARK: Reads that fail after a write that failed
+
+    /// `T` rotated 40 seconds before the request, past a 30-second leeway: a reuse. `T` is remembered as
+    /// written; the request's rotation on it fails, writing nothing, and `failing` calls after it fail
+    /// too — the read (call 2), or the read of the successor that would tell a lost commit (call 3).
+    private func reuseAfterAFailedRotation(
+        remembering: Bool,
+        failing call: Int?
+    ) async throws -> (Int, [String], live: Bool) {
+        let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(30)))
+        let token = try #require(try await harness.signIn().refreshToken)
+        let written = try await storedToken(token, harness)
+        #expect(await harness.refresh(token).status == 200)
+        harness.clock.advance(by: 40)
+        if remembering {
+            harness.faults.remember(written)
+            harness.faults.failNext(.rotateRefreshToken)
+        }
+        // A reader makes the read first: its call 1 is the remembered path's call 2.
+        if let call { harness.faults.failCall(number: remembering ? call : call - 1) }
+        let mark = harness.observer.events.count
+        let response = await harness.refresh(token)
+        let events = harness.observer.events.dropFirst(mark).map(\.description)
+        return (response.status, events, try await harness.memory.grant(written.grant.id)?.revocation == nil)
+    }
+
+    @Test("After a failed rotation, a failed read is answered as a reader's failed read")
+    func failedRotationThenFailedRead() async throws {
+        let read = try await reuseAfterAFailedRotation(remembering: false, failing: 2)
+        let remembered = try await reuseAfterAFailedRotation(remembering: true, failing: 2)
+        #expect(read.0 == 503)
+        #expect(remembered.0 == read.0)
+        #expect(remembered.1 == read.1, "the read's failure, not the rotation's")
+        #expect(remembered.live && read.live)
+    }
+
+    @Test("After a failed rotation, a reuse the read shows is revoked unless the successor's read fails")
+    func failedRotationThenReuse() async throws {
+        let read = try await reuseAfterAFailedRotation(remembering: false, failing: nil)
+        let remembered = try await reuseAfterAFailedRotation(remembering: true, failing: nil)
+        #expect(read.0 == 400)
+        #expect(remembered.0 == read.0)
+        #expect(remembered.1 == read.1)
+        #expect(!remembered.live)
+
+        // The successor's read fails: whether the rotation committed cannot be told, and the answer is
+        // a reader's whose read failed, revoking nothing.
+        let unsure = try await reuseAfterAFailedRotation(remembering: true, failing: 3)
+        #expect(unsure.0 == 503)
+        #expect(unsure.1.first?.hasPrefix("backendFailed operation=load_refresh_token") == true, "\(unsure.1)")
+        #expect(unsure.live)
     }
 }
