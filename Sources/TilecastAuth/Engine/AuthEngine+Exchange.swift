@@ -165,9 +165,9 @@ extension AuthEngine {
                     writtenBy: { lookup, write in
                         guard let successor = write.successor else { return false }
                         if case .rotated(_, let next)? = lookup?.token.state, next == successor { return true }
-                        // Under strict rotation nothing moves a rotated token's successor on; within a
-                        // leeway a retry may have, since the write committed: its own record says.
-                        guard configuration.refreshTokenReuseLeeway > .zero else { return false }
+                        // A retry — planned by any instance, whatever this one's leeway — may since have
+                        // moved the token's successor on, and the token may have expired and been pruned:
+                        // the successor's own record says.
                         return try await store.refreshToken(successor) != nil
                     }
                 )
@@ -261,12 +261,15 @@ extension AuthEngine {
     ///   answer standing, without a second attempt;
     /// - a write that threw: when the record as it stands is still what the copy went forward on, or the
     ///   write is found to have committed before its answer was lost (the code redeemed into the grant
-    ///   it created; the successor it stored, read by its own digest, since a leeway retry may have moved
-    ///   the presented token's successor on since), or that cannot be told, the answer is the write's
-    ///   failure, as on a read's path, with no second attempt; otherwise — another instance redeemed or
+    ///   it created; the token rotated to the successor it stored, or else that successor's own record,
+    ///   since a retry planned by any instance may have moved the token's successor on, and the token
+    ///   may have been pruned at its expiry), the answer is the write's failure, as on a read's path,
+    ///   with no second attempt; otherwise — another instance redeemed or
     ///   rotated it meanwhile — the read decides, and a replay or a reuse is revoked and reported as
     ///   anywhere. When the read fails, or the successor's read that tells whether a rotation committed,
-    ///   the answer is the read's failure, as from a reader whose read failed.
+    ///   the answer is the read's failure, as from a reader whose read failed — the status a reader
+    ///   gives either way; if the write had committed before its answer was lost, the event names the
+    ///   read where a reader would name the write.
     ///
     /// One history still ends otherwise than at a reader: a rotation that commits, loses its answer, and
     /// whose grant an instance with its clock ahead prunes — token, successor and all — before the read,

@@ -461,4 +461,67 @@ struct RememberedRecordTests {
         #expect(unsure.1.first?.hasPrefix("backendFailed operation=load_refresh_token") == true, "\(unsure.1)")
         #expect(unsure.live)
     }
+
+    // MARK: A lost commit, told by the successor's own record
+
+    /// What happens, in the meanwhile of a lost rotation commit, before the read.
+    enum AfterALostCommit: String, CaseIterable, Sendable, CustomTestStringConvertible {
+        /// The presented token, refreshed in the last second of its idle lifetime, is pruned at its
+        /// expiry; its successor and its grant live.
+        case presentedTokenPruned
+        /// The app's retry reaches an instance with a 30-second leeway — a configuration being rolled
+        /// out — which moves the presented token's successor on.
+        case retriedWithALeewayElsewhere
+
+        var testDescription: String { rawValue }
+    }
+
+    /// A strict instance's refresh whose rotation commits and loses its answer, then `meanwhile`: the
+    /// status, the events, and whether the grant lives.
+    private func strictRefresh(
+        remembering: Bool,
+        losingItsCommit meanwhile: AfterALostCommit
+    ) async throws -> (Int, [String], live: Bool) {
+        let harness = try Harness()
+        let token = try #require(try await harness.signIn().refreshToken)
+        let written = try await storedToken(token, harness)
+        if remembering { harness.faults.remember(written) }
+        switch meanwhile {
+        case .presentedTokenPruned:
+            harness.clock.advance(by: 30 * 86_400 - 1)
+            harness.faults.failNextAfterCommitting(.rotateRefreshToken) {
+                _ = try? await harness.memory.removeExpired(at: harness.clock.now().addingTimeInterval(5))
+            }
+        case .retriedWithALeewayElsewhere:
+            let elsewhere = try AuthEngine(
+                configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(30)),
+                store: harness.memory,
+                accounts: harness.accounts,
+                rateLimiter: InMemoryRateLimiter(capacity: 100_000),
+                timeSource: harness.clock,
+                randomSource: SeededRandomSource(seed: 0xA11)
+            )
+            harness.faults.failNextAfterCommitting(.rotateRefreshToken) {
+                _ = await harness.refresh(token, on: elsewhere)
+            }
+        }
+        let mark = harness.observer.events.count
+        let response = await harness.refresh(token)
+        let events = harness.observer.events.dropFirst(mark).map(\.description)
+        return (response.status, events, try await harness.memory.grant(written.grant.id)?.revocation == nil)
+    }
+
+    @Test(
+        "Under strict rotation too, a lost commit is told by its successor's record, whatever happened since",
+        arguments: AfterALostCommit.allCases
+    )
+    func strictLostCommit(then meanwhile: AfterALostCommit) async throws {
+        let read = try await strictRefresh(remembering: false, losingItsCommit: meanwhile)
+        let remembered = try await strictRefresh(remembering: true, losingItsCommit: meanwhile)
+        #expect(read.0 == 503)
+        #expect(read.live)
+        #expect(remembered.0 == read.0)
+        #expect(remembered.1 == read.1)
+        #expect(remembered.live)
+    }
 }
