@@ -204,7 +204,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             _ = try connection.execute(statement, parameters)
         }
-        remembered.remember(code)
+        remembered.inserted(code)
     }
 
     public func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
@@ -244,8 +244,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             default: throw PostgresError(.unexpectedResult, message: "redeem_code: an unknown outcome")
             }
         }
-        remembered.forgetCode(digest)
-        if case .redeemed = outcome { remember(issuance) }
+        remembered.redeemed(digest, issuing: issuance, outcome: outcome)
         return outcome
     }
 
@@ -266,14 +265,8 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             default: throw PostgresError(.unexpectedResult, message: "create_grant: an unknown outcome")
             }
         }
-        if case .created = outcome { remember(issuance) }
+        remembered.created(issuance, outcome: outcome)
         return outcome
-    }
-
-    /// Remembers the refresh token of a grant this store wrote, with the grant.
-    private func remember(_ issuance: GrantIssuance) {
-        guard let token = issuance.refreshToken else { return }
-        remembered.remember(RefreshTokenLookup(token: token, grant: issuance.grant))
     }
 
     public func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
@@ -298,7 +291,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         let outcome = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             try Self.single(try connection.execute(statement, parameters)).int2(0)
         }
-        rememberRotation(outcome, of: presented, replacing: current, to: successor, session: nil)
+        remembered.rotation(of: presented, replacing: current, to: successor, session: nil, rotated: outcome == 0)
         return try await rotation(outcome, of: presented, from: statement)
     }
 
@@ -320,7 +313,13 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         let outcome = try await pool.withConnection(idempotent: false) { connection throws(PostgresError) in
             try Self.single(try connection.execute(statement, parameters)).int2(0)
         }
-        rememberRotation(outcome, of: presented, replacing: current, to: successor, session: session.digest)
+        remembered.rotation(
+            of: presented,
+            replacing: current,
+            to: successor,
+            session: session.digest,
+            rotated: outcome == 0
+        )
         return try await rotation(outcome, of: presented, from: statement)
     }
 
@@ -338,24 +337,6 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             .digest(accessToken.digest), .grant(accessToken.grant), .date(accessToken.issuedAt),
             .date(accessToken.expiresAt),
         ]
-    }
-
-    /// After a rotation function: the successor remembered in place of the presented token when it
-    /// rotated, and on a leeway retry the successor it retired forgotten; otherwise the presented token
-    /// forgotten, as its rotation found it changed.
-    private func rememberRotation(
-        _ outcome: Int16,
-        of presented: SecretDigest,
-        replacing current: SecretDigest,
-        to successor: RefreshToken,
-        session: SecretDigest?
-    ) {
-        guard outcome == 0 else {
-            remembered.forgetRefreshToken(presented)
-            return
-        }
-        if current != presented { remembered.forgetRefreshToken(current) }
-        remembered.rotated(presented, to: successor, session: session)
     }
 
     /// The outcome of a rotation function: 0 rotated, 1 no such token, 2 grant not live, 3 superseded.

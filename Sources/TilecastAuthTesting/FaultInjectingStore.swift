@@ -89,6 +89,10 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         state.withLock { $0.failAfterCommitting.append((operation, meanwhile)) }
     }
 
+    /// How many failures asked for with ``failNext(_:)``, ``failNext(anyOf:)`` or
+    /// ``failNextAfterCommitting(_:meanwhile:)`` still wait for their call.
+    public var waitingFailures: Int { state.withLock { $0.failNext.count + $0.failAfterCommitting.count } }
+
     /// How many calls the store has received.
     public var callCount: Int { state.withLock { $0.calls } }
 

@@ -15,6 +15,8 @@ struct SoakCommand: Subcommand {
           --length       operations per sequence (default 60)
 
         Every fourth seed runs with a 10-second refresh-token reuse leeway, the others with strict rotation.
+        Seeds 0–3, 8–11, … run one instance reading every record; seeds 4–7, 12–15, … run two instances on
+        one store, each remembering what it wrote (GrantStore's "Remembered records").
         """
 
     var seconds = 10.0
@@ -50,6 +52,11 @@ struct SoakCommand: Subcommand {
         seed % 4 == 0 ? 10 : 0
     }
 
+    /// The deployment a seed runs on: in blocks of four seeds, so that both leeways meet both.
+    static func deployment(forSeed seed: UInt64) -> ModelChecker.Deployment {
+        (seed / 4) % 2 == 0 ? .single : .remembering(instances: 2)
+    }
+
     mutating func run() async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         var seed = firstSeed
@@ -57,13 +64,14 @@ struct SoakCommand: Subcommand {
         var statistics = ModelStatistics()
         while Date() < deadline {
             let leeway = Self.leeway(forSeed: seed)
-            let checker = ModelChecker(leeway: leeway)
+            let deployment = Self.deployment(forSeed: seed)
+            let checker = ModelChecker(leeway: leeway, deployment: deployment)
             let sequence = OperationGenerator(concurrentRefreshes: leeway == 0).sequence(seed: seed, length: length)
             let (violation, counted) = await checker.runCounting(sequence)
             statistics += counted
             sequences += 1
             if let violation {
-                print("VIOLATION at seed \(seed) (leeway \(leeway) s): \(violation)")
+                print("VIOLATION at seed \(seed) (leeway \(leeway) s, \(deployment)): \(violation)")
                 let shortest = await checker.shrink(sequence)
                 print("shortest failing sequence (\(shortest.count) operations):")
                 for operation in shortest {
@@ -78,7 +86,7 @@ struct SoakCommand: Subcommand {
             separator: ", "
         )
         print(
-            "soak: \(sequences) sequences (seeds \(firstSeed)–\(seed - 1)), \(statistics.operations) operations, \(statistics.requests) requests (\(statuses)), \(statistics.authenticationChecks) authentication checks, \(statistics.revocations) grants revoked, 0 violations"
+            "soak: \(sequences) sequences (seeds \(firstSeed)–\(seed - 1)), \(statistics.operations) operations, \(statistics.requests) requests (\(statuses)), \(statistics.authenticationChecks) authentication checks, \(statistics.revocations) grants revoked, \(statistics.rememberedRecordsUsed) lookups answered from remembered records, 0 violations"
         )
         print(
             "soak-result sequences=\(sequences) operations=\(statistics.operations) requests=\(statistics.requests) violations=0"

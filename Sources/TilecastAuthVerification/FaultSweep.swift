@@ -12,12 +12,18 @@ import TilecastAuth
 /// - nothing is half-done: no grant without its current refresh token or session, no rotation without
 ///   its successor, no token, session or redeemed code without its grant;
 /// - a retry after the fault behaves as documented.
+///
+/// Every flow is swept on an instance that reads every record and again on one that remembers what it
+/// wrote (`GrantStore`'s "Remembered records"), among them the records another instance has since used
+/// up. Then each write a flow makes is failed *after* committing, as a lost connection does, on both
+/// instances side by side: the remembering one must answer, leave the store and answer the retry as the
+/// reading one does.
 public enum FaultSweep: Sendable {
     /// What one flow's sweep found.
     public struct FlowResult: Sendable {
-        /// The flow's name.
+        /// The flow's name, and the instance it ran on.
         public let flow: String
-        /// How many store calls the flow makes, and so how many faults were injected.
+        /// How many faults were injected.
         public let faults: Int
         /// Every broken expectation; empty when the flow held.
         public let violations: [String]
@@ -26,8 +32,13 @@ public enum FaultSweep: Sendable {
     /// Sweeps every flow.
     public static func run() async -> [FlowResult] {
         var results: [FlowResult] = []
-        for flow in Flow.allCases {
-            results.append(await sweep(flow))
+        for instance in Instance.allCases {
+            for flow in Flow.allCases {
+                results.append(await sweep(flow, on: instance))
+            }
+        }
+        for flow in [Flow.codeExchange, .refresh, .refreshWithSession, .staleCodeReplay, .staleRefreshReuse] {
+            results.append(await loseCommits(of: flow))
         }
         return results
     }
@@ -38,45 +49,62 @@ public enum FaultSweep: Sendable {
         case refreshWithSession = "refresh with studio_session"
         case codeReplay = "code replay (revokes)"
         case refreshReuse = "refresh-token reuse (revokes)"
+        case staleCodeReplay = "replay of a code redeemed by another instance (revokes)"
+        case staleRefreshReuse = "reuse of a refresh token rotated by another instance (revokes)"
         case signOut = "sign-out by cookie"
         case signOutWithToken = "sign-out by token"
         case revokeAllGrants = "revoke all grants of an account"
+
     }
 
-    private static func sweep(_ flow: Flow) async -> FlowResult {
-        guard let calls = try? await callCount(flow) else {
-            return FlowResult(flow: flow.rawValue, faults: 0, violations: ["the flow could not be prepared"])
+    /// The instance a flow runs on.
+    enum Instance: String, CaseIterable {
+        case reading = "on an instance reading every record"
+        case remembering = "on an instance remembering what it wrote"
+    }
+
+    private static func sweep(_ flow: Flow, on instance: Instance) async -> FlowResult {
+        let name = "\(flow.rawValue), \(instance.rawValue)"
+        guard let calls = try? await callCount(flow, on: instance) else {
+            return FlowResult(flow: name, faults: 0, violations: ["the flow could not be prepared"])
         }
         var violations: [String] = []
         for call in 1...max(1, calls) {
             do {
-                if let violation = try await inject(flow, failing: call) {
+                if let violation = try await inject(flow, on: instance, failing: call) {
                     violations.append("call \(call): \(violation)")
                 }
             } catch {
                 violations.append("call \(call): \(error)")
             }
         }
-        return FlowResult(flow: flow.rawValue, faults: calls, violations: violations)
+        return FlowResult(flow: name, faults: calls, violations: violations)
     }
 
     /// How many store calls `flow` makes when nothing fails.
-    private static func callCount(_ flow: Flow) async throws -> Int {
-        let world = try await SweepWorld()
+    private static func callCount(_ flow: Flow, on instance: Instance) async throws -> Int {
+        let world = try await SweepWorld(instance)
         let before = world.faults.callCount
         _ = try await world.perform(flow)
         return world.faults.callCount - before
     }
 
     /// Runs `flow` with its `call`-th store call failing, then checks the answer, the store and a retry.
-    private static func inject(_ flow: Flow, failing call: Int) async throws -> String? {
-        let world = try await SweepWorld()
+    private static func inject(_ flow: Flow, on instance: Instance, failing call: Int) async throws -> String? {
+        let world = try await SweepWorld(instance)
         let before = world.memory.snapshot()
         world.faults.failCall(number: call)
         let outcome = try await world.perform(flow)
         if let broken = world.halfDone() { return broken }
         let unchanged = world.memory.snapshot() == before
 
+        if instance == .remembering, !outcome.isCleanFailure, try await outcome.summary == answerWithoutFaults(flow),
+            world.storeShape() == (try await shapeWithoutFaults(flow))
+        {
+            // The failed call was a write no reader makes — on a record remembered and since used up
+            // elsewhere — and the record read after it decided the answer, as a reader's read does.
+            return nil
+        }
         switch outcome {
         case .response(let response):
             let documentedSessionFailure =
@@ -105,23 +133,104 @@ public enum FaultSweep: Sendable {
         case (.codeExchange, .response(let response)), (.refresh, .response(let response)),
             (.refreshWithSession, .response(let response)):
             return response.status == 200 ? nil : "the retry answered \(response.status)"
-        case (.codeReplay, .response(let response)), (.refreshReuse, .response(let response)):
-            return response.status == 400 && world.grantRevoked() ? nil : "the retried replay did not revoke"
+        case (.codeReplay, .response(let response)), (.refreshReuse, .response(let response)),
+            (.staleCodeReplay, .response(let response)), (.staleRefreshReuse, .response(let response)):
+            return response.status == 400 && world.grantRevoked(by: flow) ? nil : "the retried replay did not revoke"
         case (_, .succeeded):
             return nil
         default:
             return "the retry failed"
         }
     }
+
+    /// What a reading instance answers to `flow` when nothing fails.
+    private static func answerWithoutFaults(_ flow: Flow) async throws -> String {
+        try await SweepWorld(.reading).perform(flow).summary
+    }
+
+    /// The store as `flow` leaves it on a reading instance when nothing fails.
+    private static func shapeWithoutFaults(_ flow: Flow) async throws -> String {
+        let world = try await SweepWorld(.reading)
+        _ = try await world.perform(flow)
+        return world.storeShape()
+    }
+
+    /// Runs `flow` with each write it may make failing after its commit, on a reading and a remembering
+    /// instance side by side, and compares what they answer, what they leave in the store, and how they
+    /// answer the retry.
+    private static func loseCommits(of flow: Flow) async -> FlowResult {
+        let name = "\(flow.rawValue), its write's commit lost, remembering against reading"
+        var violations: [String] = []
+        var faults = 0
+        for write in [FaultInjectingStore.Operation.redeemCode, .rotateRefreshToken] {
+            do {
+                let reading = try await loseCommit(of: write, in: flow, on: .reading)
+                let remembering = try await loseCommit(of: write, in: flow, on: .remembering)
+                guard reading.taken || remembering.taken else { continue }
+                faults += 1
+                if let broken = reading.broken ?? remembering.broken {
+                    violations.append("\(write.rawValue): \(broken)")
+                } else if remembering.observed != reading.observed {
+                    violations.append(
+                        "\(write.rawValue): remembering \(remembering.observed), reading \(reading.observed)"
+                    )
+                }
+            } catch {
+                violations.append("\(write.rawValue): \(error)")
+            }
+        }
+        return FlowResult(flow: name, faults: faults, violations: violations)
+    }
+
+    /// What one instance did when `write`'s commit was lost in `flow`: whether the fault was taken, what
+    /// was seen, and anything half-done.
+    private static func loseCommit(
+        of write: FaultInjectingStore.Operation,
+        in flow: Flow,
+        on instance: Instance
+    ) async throws -> (taken: Bool, observed: [String], broken: String?) {
+        let world = try await SweepWorld(instance)
+        world.faults.failNextAfterCommitting(write)
+        let first = try await world.perform(flow)
+        let taken = world.faults.waitingFailures == 0
+        if let broken = world.halfDone() { return (taken, [], "after the lost commit: \(broken)") }
+        let afterFirst = world.storeShape()
+        let retry = try await world.perform(flow)
+        if let broken = world.halfDone() { return (taken, [], "after the retry: \(broken)") }
+        return (taken, [first.summary, afterFirst, retry.summary, world.storeShape()], nil)
+    }
 }
 
 /// A prepared world for the sweep: an unused code, a grant whose first refresh token was rotated once,
-/// and a session — behind a fault-injecting store.
+/// and a session — behind a fault-injecting store — and, for the flows that meet records another
+/// instance used up, a code and a refresh token the swept instance wrote and another since redeemed or
+/// rotated. The swept instance is `engine`; `other` is the other instance on the same store.
 private struct SweepWorld {
     enum Outcome {
         case response(EndpointResponse)
         case succeeded
         case failed
+
+        /// Whether this is what a failed store call must give when nothing else decides the answer: a
+        /// 503 or a failed lifecycle call.
+        var isCleanFailure: Bool {
+            switch self {
+            case .response(let response): response.status == 503
+            case .failed: true
+            case .succeeded: false
+            }
+        }
+
+        /// What the lost-commit comparison looks at: the status, the error and whether a cookie was set.
+        var summary: String {
+            switch self {
+            case .response(let response):
+                let observed = ObservedResponse(response)
+                return "\(observed.status) \(observed.error ?? "-") cookies \(observed.setCookieCount)"
+            case .succeeded: return "succeeded"
+            case .failed: return "failed"
+            }
+        }
     }
 
     let memory = InMemoryGrantStore(clients: [
@@ -134,23 +243,49 @@ private struct SweepWorld {
     let rotated: String
     let current: String
     let session: String
+    /// A code `engine` issued and `other` redeemed.
+    let redeemedElsewhere: (code: String, verifier: String)
+    /// A refresh token `engine` wrote and `other` rotated.
+    let rotatedElsewhere: String
+    /// The grants of the sign-in, of `redeemedElsewhere` and of `rotatedElsewhere`.
+    let grants: (signIn: GrantID, redeemedElsewhere: GrantID, rotatedElsewhere: GrantID)
 
-    init() async throws {
+    init(_ instance: FaultSweep.Instance) async throws {
         let faults = FaultInjectingStore(memory)
         let random = SeededRandomSource(seed: 0xFA17)
-        let engine = try AuthEngine(
-            store: faults,
-            accounts: InMemoryAccountDirectory(activeAccounts: ["sweep"]),
-            rateLimiter: InMemoryRateLimiter(capacity: 1_000_000),
-            timeSource: ManualTimeSource(),
-            randomSource: random
-        )
+        let (clock, accounts) = (ManualTimeSource(), InMemoryAccountDirectory(activeAccounts: ["sweep"]))
+        let stores: [any GrantStore] =
+            switch instance {
+            case .reading: [faults, faults]
+            case .remembering: [RememberingStore(faults), RememberingStore(faults)]
+            }
+        let engines = try stores.map { store in
+            try AuthEngine(
+                store: store,
+                accounts: accounts,
+                rateLimiter: InMemoryRateLimiter(capacity: 1_000_000),
+                timeSource: clock,
+                randomSource: random
+            )
+        }
+        let (engine, other) = (engines[0], engines[1])
         let code = try await engine.issueTestCode(account: "sweep", using: random)
         let used = try await engine.issueTestCode(account: "sweep", using: random)
         let signIn = ObservedResponse(await Self.post(engine, Self.exchangeBody(used)))
-        guard let first = signIn.refreshToken else { throw SetupFailure() }
+        guard let first = signIn.refreshToken else { throw SetupFailure("the sign-in failed") }
         let refreshed = ObservedResponse(await Self.post(engine, Self.refreshBody(first, studioSession: true)))
-        guard let second = refreshed.refreshToken, let session = refreshed.sessionID else { throw SetupFailure() }
+        guard let second = refreshed.refreshToken, let session = refreshed.sessionID else {
+            throw SetupFailure("the refresh failed")
+        }
+        let redeemedElsewhere = try await engine.issueTestCode(account: "sweep", using: random)
+        let elsewhere = ObservedResponse(await Self.post(other, Self.exchangeBody(redeemedElsewhere)))
+        let staleCode = try await engine.issueTestCode(account: "sweep", using: random)
+        let staleSignIn = ObservedResponse(await Self.post(engine, Self.exchangeBody(staleCode)))
+        guard let elsewhereToken = elsewhere.refreshToken, let rotatedElsewhere = staleSignIn.refreshToken,
+            ObservedResponse(await Self.post(other, Self.refreshBody(rotatedElsewhere, studioSession: false)))
+                .status == 200
+        else { throw SetupFailure("a sign-in or refresh on the other instance failed") }
+
         self.faults = faults
         self.engine = engine
         self.code = code
@@ -158,9 +293,40 @@ private struct SweepWorld {
         self.rotated = first
         self.current = second
         self.session = session
+        self.redeemedElsewhere = redeemedElsewhere
+        self.rotatedElsewhere = rotatedElsewhere
+        self.grants = (
+            try await Self.grant(of: first, in: memory), try await Self.grant(of: elsewhereToken, in: memory),
+            try await Self.grant(of: rotatedElsewhere, in: memory)
+        )
+        if instance == .remembering {
+            // The flows on remembered records must meet them: fresh for the exchange and the refresh,
+            // stale for the replay and the reuse of records used up elsewhere.
+            let store = stores[0]
+            guard store.rememberedAuthorizationCode(try Self.digest(code.code, .authorizationCode)) != nil,
+                store.rememberedAuthorizationCode(try Self.digest(redeemedElsewhere.code, .authorizationCode)) != nil,
+                store.rememberedRefreshToken(try Self.digest(second, .refreshToken)) != nil,
+                store.rememberedRefreshToken(try Self.digest(rotatedElsewhere, .refreshToken)) != nil
+            else { throw SetupFailure("the swept instance does not remember the records its flows present") }
+        }
     }
 
-    private struct SetupFailure: Error {}
+    private struct SetupFailure: Error, CustomStringConvertible {
+        let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    private static func digest(_ value: String, _ kind: SecretKind) throws -> SecretDigest {
+        guard let token = OpaqueToken(presented: value, as: kind) else { throw SetupFailure("a malformed secret") }
+        return token.digest
+    }
+
+    private static func grant(of refreshToken: String, in memory: InMemoryGrantStore) async throws -> GrantID {
+        guard let grant = try await memory.refreshToken(try digest(refreshToken, .refreshToken))?.grant.id else {
+            throw SetupFailure("a refresh token without its grant")
+        }
+        return grant
+    }
 
     static func exchangeBody(_ code: (code: String, verifier: String)) -> String {
         #"{"grant_type":"authorization_code","client_id":"tilecast-ios","code":"\#(code.code)","redirect_uri":"\#(FuzzWorld.callback)","code_verifier":"\#(code.verifier)"}"#
@@ -182,6 +348,9 @@ private struct SweepWorld {
             return .response(await Self.post(engine, Self.refreshBody(current, studioSession: true)))
         case .codeReplay: return .response(await Self.post(engine, Self.exchangeBody(used)))
         case .refreshReuse: return .response(await Self.post(engine, Self.refreshBody(rotated, studioSession: false)))
+        case .staleCodeReplay: return .response(await Self.post(engine, Self.exchangeBody(redeemedElsewhere)))
+        case .staleRefreshReuse:
+            return .response(await Self.post(engine, Self.refreshBody(rotatedElsewhere, studioSession: false)))
         case .signOut: return await lifecycle { _ = try await engine.signOut(sessionCookieValue: session) }
         case .signOutWithToken:
             return await lifecycle { _ = try await engine.signOut(token: current, client: .tilecastIOS) }
@@ -198,9 +367,26 @@ private struct SweepWorld {
         }
     }
 
-    /// Whether the grant of the prepared sign-in is revoked.
-    func grantRevoked() -> Bool {
-        memory.snapshot().grants.values.allSatisfy { $0.revocation != nil }
+    /// Whether the grant a replay or reuse `flow` presents a record of is revoked.
+    func grantRevoked(by flow: FaultSweep.Flow) -> Bool {
+        let grant =
+            switch flow {
+            case .staleCodeReplay: grants.redeemedElsewhere
+            case .staleRefreshReuse: grants.rotatedElsewhere
+            default: grants.signIn
+            }
+        return memory.snapshot().grants[grant]?.revocation != nil
+    }
+
+    /// The store's records as the lost-commit comparison sees them: the values of the secrets aside,
+    /// which an instance that goes forward on a remembered record draws where a reading one does not.
+    func storeShape() -> String {
+        let snapshot = memory.snapshot()
+        let codes = snapshot.codes.values.map { $0.redemption == nil ? "unused" : "redeemed" }.sorted()
+        let grants = snapshot.grants.values.map { $0.revocation.map { "\($0.reason)" } ?? "live" }.sorted()
+        let tokens = snapshot.refreshTokens.values.map { $0.state == .active ? "active" : "rotated" }.sorted()
+        return
+            "codes \(codes), grants \(grants), refresh tokens \(tokens), \(snapshot.accessTokens.count) access tokens, \(snapshot.sessions.count) sessions"
     }
 
     /// A record whose partners are missing, if there is one.

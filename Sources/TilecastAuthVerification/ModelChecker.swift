@@ -15,12 +15,35 @@ import TilecastAuthTesting
 /// - a refused request leaves the store exactly as it was, except the documented revocation when a used
 ///   code or a rotated refresh token comes back;
 /// - the store never holds a raw secret.
+///
+/// With ``Deployment/remembering(instances:)``, the operations go to the instances in turn and the
+/// concurrent ones are spread over them, each instance remembering what it wrote (`GrantStore`'s
+/// "Remembered records"): the model, which knows nothing of instances, is the oracle that a stale
+/// remembered record changes no answer.
 public struct ModelChecker: Sendable {
+    /// The engines under test and the stores they see.
+    public enum Deployment: Sendable, Hashable, CustomStringConvertible {
+        /// One engine, on a store that remembers nothing.
+        case single
+        /// `instances` engines on one store, each behind its own `RememberingStore`.
+        case remembering(instances: Int)
+
+        public var description: String {
+            switch self {
+            case .single: "one instance reading every record"
+            case .remembering(let instances): "\(instances) remembering instance\(instances == 1 ? "" : "s")"
+            }
+        }
+    }
+
     /// The reuse leeway of the configuration under test, in seconds; 0 is strict rotation.
     public let leeway: Double
+    /// The engines under test.
+    public let deployment: Deployment
 
-    public init(leeway: Double = 0) {
+    public init(leeway: Double = 0, deployment: Deployment = .single) {
         self.leeway = leeway
+        self.deployment = deployment
     }
 
     /// Runs `sequence` from scratch; returns the first violation, or `nil`.
@@ -33,16 +56,19 @@ public struct ModelChecker: Sendable {
         _ sequence: [ModelOperation]
     ) async -> (violation: ModelViolation?, statistics: ModelStatistics) {
         do {
-            var run = try ModelRun(leeway: leeway)
+            var run = try ModelRun(leeway: leeway, deployment: deployment)
             for (step, operation) in sequence.enumerated() {
+                run.instance = step
                 run.statistics.operations += 1
                 if let message = await run.perform(operation) {
                     return (ModelViolation(step: step, operation: operation, message: message), run.statistics)
                 }
+                run.forgetSessionFailuresTakenUnseen()
                 if let message = await run.checkInvariants() {
                     return (ModelViolation(step: step, operation: operation, message: message), run.statistics)
                 }
             }
+            run.statistics.rememberedRecordsUsed = run.world.rememberingStores.map(\.rememberedRecordsUsed).reduce(0, +)
             if let message = run.checkNoRawSecrets() {
                 let violation = ModelViolation(
                     step: sequence.count - 1,

@@ -10,6 +10,8 @@ public struct ModelStatistics: Sendable, Equatable {
     public var revocations = 0
     /// Authentication checks of cookies and access tokens against the model.
     public var authenticationChecks = 0
+    /// Lookups a remembering instance answered from memory instead of reading the store.
+    public var rememberedRecordsUsed = 0
 
     public init() {}
 
@@ -21,5 +23,6 @@ public struct ModelStatistics: Sendable, Equatable {
         lhs.statuses.merge(rhs.statuses, uniquingKeysWith: +)
         lhs.revocations += rhs.revocations
         lhs.authenticationChecks += rhs.authenticationChecks
+        lhs.rememberedRecordsUsed += rhs.rememberedRecordsUsed
     }
 }

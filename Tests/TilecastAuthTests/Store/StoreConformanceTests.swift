@@ -21,6 +21,14 @@ struct StoreConformanceTests {
         try await kit.run(check)
     }
 
+    /// The test kit's remembering wrapper keeps `PostgresGrantStore`'s policy on any store; it must keep
+    /// the contract too, or a sweep or model run over it would test a store no one ships.
+    @Test("RememberingStore over InMemoryGrantStore conforms", arguments: StoreConformanceCheck.all)
+    func rememberingStore(check: StoreConformanceCheck) async throws {
+        let kit = StoreConformanceKit { clients in RememberingStore(InMemoryGrantStore(clients: clients)) }
+        try await kit.run(check)
+    }
+
     @Test("The kit has a check for every store operation and for concurrency")
     func coverage() {
         let names = StoreConformanceCheck.all.map(\.name).joined(separator: "\n")

@@ -10,23 +10,36 @@ struct ModelBasedTests {
     static let sequences = 150
     static let length = 60
 
-    @Test("The engine agrees with the reference model under strict rotation", arguments: [0.0, 10.0])
-    func engineAgreesWithModel(leeway: Double) async {
-        let checker = ModelChecker(leeway: leeway)
+    @Test(
+        "The engine agrees with the reference model, with and without a leeway, on one reading instance and on two remembering ones",
+        arguments: [0.0, 10.0],
+        [ModelChecker.Deployment.single, .remembering(instances: 2)]
+    )
+    func engineAgreesWithModel(leeway: Double, deployment: ModelChecker.Deployment) async {
+        let checker = ModelChecker(leeway: leeway, deployment: deployment)
         let generator = OperationGenerator(concurrentRefreshes: leeway == 0)
+        var statistics = ModelStatistics()
         for seed in UInt64(1)...UInt64(Self.sequences) {
             let sequence = generator.sequence(seed: seed, length: Self.length)
-            if let violation = await checker.run(sequence) {
+            let (violation, counted) = await checker.runCounting(sequence)
+            statistics += counted
+            if let violation {
                 let shortest = await checker.shrink(sequence)
                 Issue.record(
                     """
-                    seed \(seed) (leeway \(leeway)): \(violation)
+                    seed \(seed) (leeway \(leeway), \(deployment)): \(violation)
                     shortest failing sequence (\(shortest.count) operations):
                     \(shortest.map { "  \($0)" }.joined(separator: "\n"))
                     """
                 )
                 return
             }
+        }
+        // Remembering instances that never answered from memory would have tested a reading engine twice.
+        if case .remembering = deployment {
+            #expect(statistics.rememberedRecordsUsed > Self.sequences, "\(statistics.rememberedRecordsUsed)")
+        } else {
+            #expect(statistics.rememberedRecordsUsed == 0)
         }
     }
 }

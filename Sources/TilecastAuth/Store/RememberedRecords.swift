@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 
-#if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
-package import TilecastAuth
-
-/// The codes and refresh tokens a ``PostgresGrantStore`` wrote itself, as it wrote them: at most
-/// `capacity` of them, the latest, keyed by digest (`GrantStore`'s "Remembered records").
+/// The codes and refresh tokens a store wrote itself, as it wrote them: at most `capacity` of them, the
+/// latest, keyed by digest (``GrantStore``'s "Remembered records"). `PostgresGrantStore` keeps one, and
+/// so does the test kit's `RememberingStore`, which puts the same policy in front of any store.
 ///
 /// What is remembered may be stale — another instance may have redeemed, rotated or revoked since — and
 /// the engine only goes forward on it as far as the atomic write, which checks again under its locks.
@@ -59,7 +57,7 @@ package final class RememberedRecords: Sendable {
     // MARK: Remembering
 
     /// Remembers a code this store inserted; a redeemed one is not worth remembering.
-    package func remember(_ code: AuthorizationCode) {
+    private func remember(_ code: AuthorizationCode) {
         guard capacity > 0, code.redemption == nil else { return }
         storage.withLock { storage in
             guard storage.codes.updateValue(code, forKey: code.digest) == nil else { return }
@@ -68,7 +66,7 @@ package final class RememberedRecords: Sendable {
     }
 
     /// Remembers a refresh token this store wrote, with its grant as the same write left it.
-    package func remember(_ lookup: RefreshTokenLookup) {
+    private func remember(_ lookup: RefreshTokenLookup) {
         guard capacity > 0 else { return }
         storage.withLock { storage in
             guard storage.refreshTokens.updateValue(lookup, forKey: lookup.token.digest) == nil else { return }
@@ -77,7 +75,7 @@ package final class RememberedRecords: Sendable {
     }
 
     /// Forgets a code: it was redeemed, or its redemption found it gone or used.
-    package func forgetCode(_ digest: SecretDigest) {
+    private func forgetCode(_ digest: SecretDigest) {
         guard capacity > 0 else { return }
         storage.withLock { _ = $0.codes.removeValue(forKey: digest) }
     }
@@ -85,7 +83,7 @@ package final class RememberedRecords: Sendable {
     /// Forgets the refresh token `presented` that this store's rotation replaced with `successor`, and
     /// remembers the successor with the grant as the rotation left it — when the presented token was
     /// remembered, which holds the grant's fields the rotation does not write.
-    package func rotated(_ presented: SecretDigest, to successor: RefreshToken, session: SecretDigest?) {
+    private func rotated(_ presented: SecretDigest, to successor: RefreshToken, session: SecretDigest?) {
         guard capacity > 0 else { return }
         storage.withLock { storage in
             guard var lookup = storage.refreshTokens.removeValue(forKey: presented) else { return }
@@ -98,9 +96,55 @@ package final class RememberedRecords: Sendable {
     }
 
     /// Forgets a refresh token whose rotation found it changed, so that the next request reads it.
-    package func forgetRefreshToken(_ digest: SecretDigest) {
+    private func forgetRefreshToken(_ digest: SecretDigest) {
         guard capacity > 0 else { return }
         storage.withLock { _ = $0.refreshTokens.removeValue(forKey: digest) }
+    }
+
+    // MARK: After a store's writes
+    //
+    // What a store remembers and forgets once a write answered, by the write's outcome. A write that
+    // throws calls none of these: its outcome is unknown, and what is remembered stays as it was.
+
+    /// After ``GrantStore/insertCode(_:)`` answered.
+    package func inserted(_ code: AuthorizationCode) {
+        remember(code)
+    }
+
+    /// After ``GrantStore/redeemCode(_:issuing:at:)`` answered `outcome`: the code is used up or gone
+    /// either way, and a redemption remembers the refresh token it wrote, with its grant.
+    package func redeemed(_ digest: SecretDigest, issuing issuance: GrantIssuance, outcome: CodeRedemption) {
+        forgetCode(digest)
+        if case .redeemed = outcome { remember(issuance) }
+    }
+
+    /// After ``GrantStore/createGrant(_:)`` answered `outcome`.
+    package func created(_ issuance: GrantIssuance, outcome: GrantCreation) {
+        if case .created = outcome { remember(issuance) }
+    }
+
+    /// After a rotation answered: when it rotated, the successor is remembered in place of the presented
+    /// token and, on a leeway retry, the successor it retired is forgotten; otherwise the presented token
+    /// is forgotten, as its rotation found it changed.
+    package func rotation(
+        of presented: SecretDigest,
+        replacing current: SecretDigest,
+        to successor: RefreshToken,
+        session: SecretDigest?,
+        rotated: Bool
+    ) {
+        guard rotated else {
+            forgetRefreshToken(presented)
+            return
+        }
+        if current != presented { forgetRefreshToken(current) }
+        self.rotated(presented, to: successor, session: session)
+    }
+
+    /// Remembers the refresh token of a grant the store wrote, with the grant.
+    private func remember(_ issuance: GrantIssuance) {
+        guard let token = issuance.refreshToken else { return }
+        remember(RefreshTokenLookup(token: token, grant: issuance.grant))
     }
 
     // MARK: Recalling
@@ -123,4 +167,3 @@ package final class RememberedRecords: Sendable {
         }
     }
 }
-#endif
