@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import TilecastAuth
+public import TilecastAuth
 import TilecastAuthTesting
 
 /// Runs operation sequences against the engine and the reference model side by side, and checks after
@@ -22,16 +22,21 @@ import TilecastAuthTesting
 /// remembered record changes no answer.
 public struct ModelChecker: Sendable {
     /// The engines under test and the stores they see.
-    public enum Deployment: Sendable, Hashable, CustomStringConvertible {
-        /// One engine, on a store that remembers nothing.
+    public enum Deployment: Sendable, CustomStringConvertible {
+        /// One engine, on an in-memory store that remembers nothing.
         case single
-        /// `instances` engines on one store, each behind its own `RememberingStore`.
+        /// `instances` engines on one in-memory store, each behind its own `RememberingStore`.
         case remembering(instances: Int)
+        /// One engine per store `make` returns for the clients it is given — stores on the same records,
+        /// which may remember what they wrote (PostgreSQL instances on one schema, say) — each behind a
+        /// fault-injecting store of its own. `name` says what they are.
+        case stores(_ name: String, make: @Sendable (_ clients: [Client]) async throws -> ModelStores)
 
         public var description: String {
             switch self {
             case .single: "one instance reading every record"
             case .remembering(let instances): "\(instances) remembering instance\(instances == 1 ? "" : "s")"
+            case .stores(let name, _): name
             }
         }
     }
@@ -55,29 +60,9 @@ public struct ModelChecker: Sendable {
     public func runCounting(
         _ sequence: [ModelOperation]
     ) async -> (violation: ModelViolation?, statistics: ModelStatistics) {
+        let run: ModelRun
         do {
-            var run = try ModelRun(leeway: leeway, deployment: deployment)
-            for (step, operation) in sequence.enumerated() {
-                run.instance = step
-                run.statistics.operations += 1
-                if let message = await run.perform(operation) {
-                    return (ModelViolation(step: step, operation: operation, message: message), run.statistics)
-                }
-                run.forgetSessionFailuresTakenUnseen()
-                if let message = await run.checkInvariants() {
-                    return (ModelViolation(step: step, operation: operation, message: message), run.statistics)
-                }
-            }
-            run.statistics.rememberedRecordsUsed = run.world.rememberingStores.map(\.rememberedRecordsUsed).reduce(0, +)
-            if let message = run.checkNoRawSecrets() {
-                let violation = ModelViolation(
-                    step: sequence.count - 1,
-                    operation: sequence.last ?? .removeExpired,
-                    message: message
-                )
-                return (violation, run.statistics)
-            }
-            return (nil, run.statistics)
+            run = try await ModelRun(leeway: leeway, deployment: deployment)
         } catch {
             let violation = ModelViolation(
                 step: 0,
@@ -86,6 +71,34 @@ public struct ModelChecker: Sendable {
             )
             return (violation, ModelStatistics())
         }
+        var finished = run
+        let violation = await Self.check(sequence, in: &finished)
+        finished.statistics.rememberedRecordsUsed = finished.world.rememberedRecordsUsed
+        await finished.world.close()
+        return (violation, finished.statistics)
+    }
+
+    /// Performs `sequence` step by step in `run`, checking after each; the first violation, or `nil`.
+    private static func check(_ sequence: [ModelOperation], in run: inout ModelRun) async -> ModelViolation? {
+        for (step, operation) in sequence.enumerated() {
+            run.instance = run.failureHolder ?? step
+            run.statistics.operations += 1
+            if let message = await run.perform(operation) {
+                return ModelViolation(step: step, operation: operation, message: message)
+            }
+            run.forgetSessionFailuresTakenUnseen()
+            if let message = await run.checkInvariants() {
+                return ModelViolation(step: step, operation: operation, message: message)
+            }
+        }
+        if let message = await run.checkNoRawSecrets() {
+            return ModelViolation(
+                step: sequence.count - 1,
+                operation: sequence.last ?? .removeExpired,
+                message: message
+            )
+        }
+        return nil
     }
 
     /// The shortest sequence found, by removing ever smaller runs of operations, that still fails.

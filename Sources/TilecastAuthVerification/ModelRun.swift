@@ -18,8 +18,12 @@ struct ModelRun {
     /// operation's requests go to it and the ones after.
     var instance = 0
 
-    init(leeway: Double, deployment: ModelChecker.Deployment) throws {
-        world = try ModelWorld(leeway: leeway, deployment: deployment)
+    /// The instance holding the session-start failures the model waits for, when each instance has a
+    /// fault-injecting store of its own: operations go to it until they are taken.
+    var failureHolder: Int?
+
+    init(leeway: Double, deployment: ModelChecker.Deployment) async throws {
+        world = try await ModelWorld(leeway: leeway, deployment: deployment)
         model = ReferenceModel(now: ModelWorld.start.timeIntervalSince1970, leeway: leeway)
     }
 
@@ -138,7 +142,9 @@ struct ModelRun {
             return nil
 
         case .failNextSessionStart:
-            world.faults.failNext(anyOf: [.redeemCode, .replaceSession])
+            let holder = failureHolder ?? instance
+            world.faults(of: holder).failNext(anyOf: [.redeemCode, .replaceSession])
+            if world.faults.count > 1 { failureHolder = holder }
             model.pendingSessionFailures += 1
             return nil
 
@@ -165,7 +171,7 @@ struct ModelRun {
             return nil
 
         case .removeExpired:
-            _ = try? await world.memory.removeExpired(at: world.clock.now())
+            _ = try? await world.records.removeExpired(at: world.clock.now())
             return nil
         }
     }
@@ -176,8 +182,10 @@ struct ModelRun {
     /// answer was checked against the model already; the failure is not expected again. One reading
     /// instance never takes a failure unseen, and is held to that.
     mutating func forgetSessionFailuresTakenUnseen() {
-        guard !world.rememberingStores.isEmpty else { return }
-        model.pendingSessionFailures = min(model.pendingSessionFailures, world.faults.waitingFailures)
+        if world.remembers {
+            model.pendingSessionFailures = min(model.pendingSessionFailures, world.waitingFailures)
+        }
+        if model.pendingSessionFailures == 0 { failureHolder = nil }
     }
 
     // MARK: Exchanges
@@ -201,7 +209,7 @@ struct ModelRun {
     private mutating func exchange(code pick: Int, variant: ModelOperation.Variant) async -> String? {
         let index = pickCode(pick)
         let (answer, revokes) = model.expectExchange(code: variant == .unknown ? nil : index, variant: variant)
-        let before = world.memory.snapshot()
+        guard let before = await snapshot() else { return Self.unreadable }
         let observed = ObservedResponse(await world.post(exchangeBody(index, variant), instance: instance))
         statistics.statuses[observed.status, default: 0] += 1
         if let mismatch = observed.mismatch(with: answer) { return "exchange: \(mismatch)" }
@@ -215,7 +223,7 @@ struct ModelRun {
             _ = model.revoke(revokes)
         }
         return observed.status == 200
-            ? nil : refusalChangedNothing(before, revoked: revokes.map { model.grants[$0].engineID })
+            ? nil : await refusalChangedNothing(before, revoked: revokes.map { model.grants[$0].engineID })
     }
 
     /// Records a successful exchange in the model, with the values the engine minted.
@@ -224,7 +232,7 @@ struct ModelRun {
         guard credentialsPerCode[index]! <= 1 else { return "code \(index) yielded a second credential" }
         guard let access = observed.accessToken, let refresh = observed.refreshToken, let session = observed.sessionID,
             let digest = OpaqueToken(presented: refresh, as: .refreshToken)?.digest,
-            let grant = try? await world.memory.refreshToken(digest)?.grant.id
+            let grant = try? await world.records.refreshToken(digest)?.grant.id
         else { return "exchange: a success without a credential, cookie or stored grant" }
         model.redeem(code: index, engineID: grant, accessToken: access, refreshToken: refresh, session: session)
         secrets += [access, refresh, session]
@@ -279,7 +287,7 @@ struct ModelRun {
         let index = pickRefreshToken(pick)
         let variant: ModelOperation.Variant = [.wrongClient, .unknown].contains(variant) ? variant : .valid
         let (answer, revokes, plan) = model.expectRefresh(token: index, studioSession: studioSession, variant: variant)
-        let before = world.memory.snapshot()
+        guard let before = await snapshot() else { return Self.unreadable }
         let observed = ObservedResponse(
             await world.post(refreshBody(index, variant), studioSession: studioSession, instance: instance)
         )
@@ -302,7 +310,7 @@ struct ModelRun {
             _ = model.revoke(revokes)
         }
         return observed.status == 200
-            ? nil : refusalChangedNothing(before, revoked: revokes.map { model.grants[$0].engineID })
+            ? nil : await refusalChangedNothing(before, revoked: revokes.map { model.grants[$0].engineID })
     }
 
     private mutating func concurrentRefresh(token pick: Int, count: Int, studioSession: Bool) async -> String? {
@@ -347,10 +355,17 @@ struct ModelRun {
 
     // MARK: Invariants
 
+    static let unreadable = "the store's records could not be read"
+
+    /// Every record as it stands, or `nil` when the store cannot be read.
+    private func snapshot() async -> InMemoryGrantStore.Snapshot? {
+        try? await world.snapshot()
+    }
+
     /// A refused request must leave the store as it was — but for the one revocation a replay or reuse
     /// demands, which `revoked` names.
-    private func refusalChangedNothing(_ before: InMemoryGrantStore.Snapshot, revoked: GrantID?) -> String? {
-        var after = world.memory.snapshot()
+    private func refusalChangedNothing(_ before: InMemoryGrantStore.Snapshot, revoked: GrantID?) async -> String? {
+        guard var after = await snapshot() else { return Self.unreadable }
         if let revoked, let grant = after.grants[revoked], before.grants[revoked]?.revocation == nil,
             let reason = grant.revocation?.reason, reason == .codeReplayed || reason == .refreshTokenReused
         {
@@ -383,7 +398,7 @@ struct ModelRun {
                 }
             if actual != expected { return "access token \(index) authenticates: expected \(expected), got \(actual)" }
         }
-        let snapshot = world.memory.snapshot()
+        guard let snapshot = await snapshot() else { return Self.unreadable }
         let now = world.clock.now()
         var liveSessions: [GrantID: Int] = [:]
         for session in snapshot.sessions.values where now < session.expiresAt {
@@ -401,9 +416,10 @@ struct ModelRun {
     }
 
     /// The store's records must not contain any secret or verifier seen during the run.
-    func checkNoRawSecrets() -> String? {
+    func checkNoRawSecrets() async -> String? {
+        guard let snapshot = await snapshot() else { return Self.unreadable }
         var stored = ""
-        dump(world.memory.snapshot(), to: &stored)
+        dump(snapshot, to: &stored)
         for secret in secrets {
             let distinctive = secret.count == 47 ? String(secret.dropFirst(4)) : secret
             if stored.contains(distinctive) { return "the store holds a raw secret (\(secret.prefix(8))…)" }

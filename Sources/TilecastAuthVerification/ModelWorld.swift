@@ -1,44 +1,89 @@
 // SPDX-License-Identifier: Apache-2.0
 
 import Foundation
-import TilecastAuth
+public import TilecastAuth
 @_spi(Testing) import TilecastAuthTesting
 
-/// The engine side of a model-based test: fresh engines on one in-memory store, with a manual clock, a
-/// seeded random source and a fault-injecting store — one engine reading every record, or several, each
-/// behind its own ``RememberingStore``, as instances on one database are.
+/// The stores of a ``ModelChecker/Deployment/stores(_:make:)`` deployment: one per instance, all on the
+/// same records (as instances on one database), and a way to read every record as it stands.
+public struct ModelStores: Sendable {
+    /// Each instance's store.
+    public var instances: [any GrantStore]
+    /// Every record the stores hold now.
+    public var snapshot: @Sendable () async throws -> InMemoryGrantStore.Snapshot
+    /// How many lookups the instances have answered from what they remember of their own writes.
+    public var rememberedRecordsUsed: @Sendable () -> Int
+    /// Releases what the stores hold on to (a schema, connections); called once the run is over.
+    public var close: @Sendable () async -> Void
+
+    public init(
+        instances: [any GrantStore],
+        snapshot: @escaping @Sendable () async throws -> InMemoryGrantStore.Snapshot,
+        rememberedRecordsUsed: @escaping @Sendable () -> Int = { 0 },
+        close: @escaping @Sendable () async -> Void = {}
+    ) {
+        self.instances = instances
+        self.snapshot = snapshot
+        self.rememberedRecordsUsed = rememberedRecordsUsed
+        self.close = close
+    }
+}
+
+/// The engine side of a model-based test: fresh engines, with a manual clock, a seeded random source and
+/// fault-injecting stores — one engine reading every record of an in-memory store; several, each behind
+/// its own ``RememberingStore``, on one in-memory store; or one per store a test made (PostgreSQL
+/// instances on one schema, say).
 struct ModelWorld {
     static let callback = "tilecast-ios://oauth/callback"
     static let webCallback = "https://studio.tilecast.test/oauth/callback"
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
-
-    let memory = InMemoryGrantStore(clients: [
+    static let clients = [
         Client(id: .tilecastIOS, redirectURIs: [callback], allowedScopeTokens: ["tiles:read"]),
         Client(id: "tilecast-web", redirectURIs: [webCallback], allowedScopeTokens: ["tiles:read"]),
-    ])
-    /// The faults every engine's calls meet: a remembering wrapper sits in front of it, so that a write
-    /// that fails is remembered by none.
-    let faults: FaultInjectingStore
+    ]
+
+    /// The faults the engines' calls meet: one store in front of an in-memory store, which every
+    /// instance's calls reach (a remembering wrapper sits in front of it, so that a write that fails is
+    /// remembered by none); or one in front of each store a test made.
+    let faults: [FaultInjectingStore]
     let clock = ManualTimeSource(start)
     let random = SeededRandomSource(seed: 0x0DE1)
     let accounts = InMemoryAccountDirectory(activeAccounts: ["account-0", "account-1"])
     /// The engines, one per instance of the deployment.
     let engines: [AuthEngine]
-    /// Each remembering instance's store; none in a single reading instance.
-    let rememberingStores: [RememberingStore]
+    /// A store of the records without faults, for what the checker reads and prunes itself.
+    let records: any GrantStore
+    /// Whether the instances remember what they wrote.
+    let remembers: Bool
+    private let stores: ModelStores
 
-    init(leeway: Double, deployment: ModelChecker.Deployment) throws {
-        let faults = FaultInjectingStore(memory)
-        let remembering: [RememberingStore] =
-            switch deployment {
-            case .single: []
-            case .remembering(let instances): (0..<max(1, instances)).map { _ in RememberingStore(faults) }
-            }
-        let stores: [any GrantStore] = remembering.isEmpty ? [faults] : remembering
+    init(leeway: Double, deployment: ModelChecker.Deployment) async throws {
+        let engineStores: [any GrantStore]
+        switch deployment {
+        case .single, .remembering:
+            let memory = InMemoryGrantStore(clients: Self.clients)
+            let shared = FaultInjectingStore(memory)
+            let remembering: [RememberingStore] =
+                if case .remembering(let instances) = deployment {
+                    (0..<max(1, instances)).map { _ in RememberingStore(shared) }
+                } else { [] }
+            faults = [shared]
+            engineStores = remembering.isEmpty ? [shared] : remembering
+            stores = ModelStores(
+                instances: [memory],
+                snapshot: { memory.snapshot() },
+                rememberedRecordsUsed: { remembering.map(\.rememberedRecordsUsed).reduce(0, +) }
+            )
+            remembers = !remembering.isEmpty
+        case .stores(_, let make):
+            stores = try await make(Self.clients)
+            faults = stores.instances.map { FaultInjectingStore($0) }
+            engineStores = faults
+            remembers = true
+        }
+        records = stores.instances[0]
         let (clock, accounts, random) = (self.clock, self.accounts, self.random)
-        self.faults = faults
-        self.rememberingStores = remembering
-        self.engines = try stores.map { store in
+        self.engines = try engineStores.map { store in
             try AuthEngine(
                 configuration: EngineConfiguration(refreshTokenReuseLeeway: .milliseconds(Int64(leeway * 1000))),
                 store: store,
@@ -53,6 +98,27 @@ struct ModelWorld {
     /// The engine of `instance`, counted round the deployment's instances.
     func engine(_ instance: Int) -> AuthEngine {
         engines[instance % engines.count]
+    }
+
+    /// The fault-injecting store the calls of `instance` meet.
+    func faults(of instance: Int) -> FaultInjectingStore {
+        faults[instance % faults.count]
+    }
+
+    /// How many asked-for failures no call has taken yet, in all the fault-injecting stores.
+    var waitingFailures: Int { faults.map(\.waitingFailures).reduce(0, +) }
+
+    /// Every record as it stands.
+    func snapshot() async throws -> InMemoryGrantStore.Snapshot {
+        try await stores.snapshot()
+    }
+
+    /// How many lookups the instances answered from memory.
+    var rememberedRecordsUsed: Int { stores.rememberedRecordsUsed() }
+
+    /// Releases the stores.
+    func close() async {
+        await stores.close()
     }
 
     /// Sends a JSON body to the endpoint of `instance`.
