@@ -79,7 +79,8 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             operationsInPlace: pool.operationsInPlace,
             transientRetries: pool.transientRetries,
             expiredRemovalsSkipped: expiredRemovalsSkipped.withLock { $0 },
-            rememberedRecordsUsed: remembered.used
+            rememberedRecordsUsed: remembered.used,
+            rememberedRecordsFoundStale: remembered.foundStale
         )
     }
 

@@ -30,5 +30,9 @@ public struct PostgresStatistics: Sendable, Hashable {
     /// found it stale, or would have refused on it, and read it after all. Always 0 for a
     /// ``PostgresRateLimiter``.
     public var rememberedRecordsUsed: Int = 0
+    /// Remembered codes and refresh tokens that a write of this store found changed since — redeemed,
+    /// rotated or revoked through another instance, or gone — and that were then read: the share of
+    /// ``rememberedRecordsUsed`` that saved nothing. Always 0 for a ``PostgresRateLimiter``.
+    public var rememberedRecordsFoundStale: Int = 0
 }
 #endif

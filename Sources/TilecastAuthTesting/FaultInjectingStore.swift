@@ -29,6 +29,8 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         var calls = 0
         var retainedSessions: [SecretDigest: SessionLookup] = [:]
         var failAfterCommitting: [(operation: Operation, meanwhile: (@Sendable () async -> Void)?)] = []
+        var sessionStartFailures = 0
+        var injected: [Operation] = []
         var rememberedCodes: [SecretDigest: AuthorizationCode] = [:]
         var rememberedRefreshTokens: [SecretDigest: RefreshTokenLookup] = [:]
     }
@@ -71,6 +73,16 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         state.withLock { $0.failNext.append(operations) }
     }
 
+    /// Makes the next Studio session start throw: the next ``Operation/redeemCode`` of a code the wrapped
+    /// store holds unredeemed — a redemption that would find its code used or gone starts no session, and
+    /// an instance going forward on a code it remembers may attempt one — or the next
+    /// ``Operation/replaceSession``, whichever comes first. While one waits, the rotation that starts a
+    /// session answers `nil`, so that a refresh's session starts with ``replaceSession(of:with:at:)``
+    /// after its rotation, and fails there.
+    public func failNextSessionStart() {
+        state.withLock { $0.sessionStartFailures += 1 }
+    }
+
     /// Makes the `number`-th call from now (1 is the next call), of whatever operation, throw.
     public func failCall(number: Int) {
         state.withLock {
@@ -89,9 +101,14 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         state.withLock { $0.failAfterCommitting.append((operation, meanwhile)) }
     }
 
-    /// How many failures asked for with ``failNext(_:)``, ``failNext(anyOf:)`` or
-    /// ``failNextAfterCommitting(_:meanwhile:)`` still wait for their call.
-    public var waitingFailures: Int { state.withLock { $0.failNext.count + $0.failAfterCommitting.count } }
+    /// How many failures asked for with ``failNext(_:)``, ``failNext(anyOf:)``,
+    /// ``failNextAfterCommitting(_:meanwhile:)`` or ``failNextSessionStart()`` still wait for their call.
+    public var waitingFailures: Int {
+        state.withLock { $0.failNext.count + $0.failAfterCommitting.count + $0.sessionStartFailures }
+    }
+
+    /// The operations whose calls this store made throw so far, in order.
+    public var injectedFaults: [Operation] { state.withLock { $0.injected } }
 
     /// How many calls the store has received.
     public var callCount: Int { state.withLock { $0.calls } }
@@ -126,7 +143,19 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         }
         guard case .some(let meanwhile) = waiting else { return }
         await meanwhile?()
+        state.withLock { $0.injected.append(operation) }
         throw InjectedFault(operation: operation)
+    }
+
+    /// Throws when a session start's failure waits, taking it.
+    private func takeSessionStartFailure(_ operation: Operation) throws {
+        let fail = state.withLock { state -> Bool in
+            guard state.sessionStartFailures > 0 else { return false }
+            state.sessionStartFailures -= 1
+            state.injected.append(operation)
+            return true
+        }
+        if fail { throw InjectedFault(operation: operation) }
     }
 
     private func enter(_ operation: Operation) throws {
@@ -134,10 +163,12 @@ public final class FaultInjectingStore: GrantStore, Sendable {
             state.calls += 1
             if state.failCallNumber == state.calls {
                 state.failCallNumber = nil
+                state.injected.append(operation)
                 return true
             }
             guard let group = state.failNext.firstIndex(where: { $0.contains(operation) }) else { return false }
             state.failNext.remove(at: group)
+            state.injected.append(operation)
             return true
         }
         if fail {
@@ -181,6 +212,11 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         -> CodeRedemption
     {
         try enter(.redeemCode)
+        if state.withLock({ $0.sessionStartFailures > 0 }),
+            let code = try await base.authorizationCode(digest), code.redemption == nil
+        {
+            try takeSessionStartFailure(.redeemCode)
+        }
         let outcome = try await base.redeemCode(digest, issuing: issuance, at: now)
         try await leave(.redeemCode)
         return outcome
@@ -234,7 +270,8 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         startingSession session: StudioSession,
         at now: Date
     ) async throws -> RefreshRotation? {
-        guard !startsSessionsSeparately, !state.withLock({ $0.failNext.contains { $0.contains(.replaceSession) } })
+        guard !startsSessionsSeparately,
+            !state.withLock({ $0.failNext.contains { $0.contains(.replaceSession) } || $0.sessionStartFailures > 0 })
         else {
             return nil
         }
@@ -259,6 +296,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         -> SessionReplacement
     {
         try enter(.replaceSession)
+        try takeSessionStartFailure(.replaceSession)
         return try await base.replaceSession(of: grant, with: session, at: now)
     }
 

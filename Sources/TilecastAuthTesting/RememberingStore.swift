@@ -27,6 +27,10 @@ public final class RememberingStore: GrantStore, Sendable {
     /// How many lookups were answered from memory.
     public var rememberedRecordsUsed: Int { records.used }
 
+    /// How many remembered records a write through this store found changed since (a code used or gone,
+    /// a token rotated, retired or of a grant no longer live): the stale records met.
+    public var rememberedRecordsFoundStale: Int { records.foundStale }
+
     public func client(_ id: ClientID) async throws -> Client? {
         try await base.client(id)
     }

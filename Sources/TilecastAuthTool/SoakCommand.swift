@@ -86,7 +86,7 @@ struct SoakCommand: Subcommand {
             separator: ", "
         )
         print(
-            "soak: \(sequences) sequences (seeds \(firstSeed)–\(seed - 1)), \(statistics.operations) operations, \(statistics.requests) requests (\(statuses)), \(statistics.authenticationChecks) authentication checks, \(statistics.revocations) grants revoked, \(statistics.rememberedRecordsUsed) lookups answered from remembered records, 0 violations"
+            "soak: \(sequences) sequences (seeds \(firstSeed)–\(seed - 1)), \(statistics.operations) operations, \(statistics.requests) requests (\(statuses)), \(statistics.authenticationChecks) authentication checks, \(statistics.revocations) grants revoked, \(statistics.rememberedRecordsUsed) lookups answered from remembered records (\(statistics.rememberedRecordsFoundStale) found stale by a write), 0 violations"
         )
         print(
             "soak-result sequences=\(sequences) operations=\(statistics.operations) requests=\(statistics.requests) violations=0"

@@ -39,6 +39,7 @@ public enum FaultSweep: Sendable {
         }
         for flow in [Flow.codeExchange, .refresh, .refreshWithSession, .staleCodeReplay, .staleRefreshReuse] {
             results.append(await loseCommits(of: flow))
+            results.append(await failWriteThenRead(in: flow))
         }
         return results
     }
@@ -55,6 +56,25 @@ public enum FaultSweep: Sendable {
         case signOutWithToken = "sign-out by token"
         case revokeAllGrants = "revoke all grants of an account"
 
+        /// The write a remembering instance goes forward to in this flow without a read, and the read it
+        /// makes when the write fails.
+        var rememberedWriteAndRead: (FaultInjectingStore.Operation, FaultInjectingStore.Operation)? {
+            switch self {
+            case .codeExchange, .staleCodeReplay: (.redeemCode, .authorizationCode)
+            case .refresh, .refreshWithSession, .staleRefreshReuse: (.rotateRefreshToken, .refreshToken)
+            default: nil
+            }
+        }
+
+        /// The write a remembering instance attempts in this flow on a record another instance used up,
+        /// which no reader makes: its failure is answered by the record read after it.
+        var writeNoReaderMakes: FaultInjectingStore.Operation? {
+            switch self {
+            case .staleCodeReplay: .redeemCode
+            case .staleRefreshReuse: .rotateRefreshToken
+            default: nil
+            }
+        }
     }
 
     /// The instance a flow runs on.
@@ -98,34 +118,42 @@ public enum FaultSweep: Sendable {
         if let broken = world.halfDone() { return broken }
         let unchanged = world.memory.snapshot() == before
 
-        if instance == .remembering, !outcome.isCleanFailure, try await outcome.summary == answerWithoutFaults(flow),
-            world.storeShape() == (try await shapeWithoutFaults(flow))
+        if instance == .remembering, let write = flow.writeNoReaderMakes,
+            world.faults.injectedFaults == [write], !outcome.isCleanFailure
         {
-            // The failed call was a write no reader makes — on a record remembered and since used up
-            // elsewhere — and the record read after it decided the answer, as a reader's read does.
-            return nil
-        }
-        switch outcome {
-        case .response(let response):
-            let documentedSessionFailure =
-                flow == .refreshWithSession && response.status == 200 && response.headers["Set-Cookie"] == nil
-            if documentedSessionFailure {
-                // The rotation committed: the new token works, the presented one is spent.
-                let retry = try await world.perform(flow)
-                guard case .response(let again) = retry, again.status == 400 else {
-                    return "a retry with the rotated-away token was not refused as reuse"
-                }
-                return nil
+            // The failed call was the write a remembering instance attempts on a record another used
+            // up, which no reader makes; the record read after it decides, as a reader's read does: the
+            // answer and the store are a reader's without any fault. The retry is checked below.
+            guard try await outcome.summary == answerWithoutFaults(flow) else {
+                return
+                    "answered \(outcome.summary) after its \(write.rawValue) failed, where a reader answers otherwise"
             }
-            guard response.status == 503, response.headers["Set-Cookie"] == nil,
-                response.headers["Cache-Control"] == "no-store",
-                String(decoding: response.body, as: UTF8.self).contains("\"temporarily_unavailable\"")
-            else { return "answered \(response.status) instead of a clean 503" }
-            guard unchanged else { return "a 503 left the store changed" }
-        case .failed:
-            guard unchanged else { return "a failed lifecycle call left the store changed" }
-        case .succeeded:
-            return nil  // the failing call was one the operation could do without (none today)
+            guard world.storeShape() == (try await shapeWithoutFaults(flow)) else {
+                return "the store differs from a reader's after its \(write.rawValue) failed"
+            }
+        } else {
+            switch outcome {
+            case .response(let response):
+                let documentedSessionFailure =
+                    flow == .refreshWithSession && response.status == 200 && response.headers["Set-Cookie"] == nil
+                if documentedSessionFailure {
+                    // The rotation committed: the new token works, the presented one is spent.
+                    let retry = try await world.perform(flow)
+                    guard case .response(let again) = retry, again.status == 400 else {
+                        return "a retry with the rotated-away token was not refused as reuse"
+                    }
+                    return nil
+                }
+                guard response.status == 503, response.headers["Set-Cookie"] == nil,
+                    response.headers["Cache-Control"] == "no-store",
+                    String(decoding: response.body, as: UTF8.self).contains("\"temporarily_unavailable\"")
+                else { return "answered \(response.status) instead of a clean 503" }
+                guard unchanged else { return "a 503 left the store changed" }
+            case .failed:
+                guard unchanged else { return "a failed lifecycle call left the store changed" }
+            case .succeeded:
+                return nil  // the failing call was one the operation could do without (none today)
+            }
         }
         // A retry, with no fault, behaves as the flow does when nothing fails.
         let retry = try await world.perform(flow)
@@ -182,6 +210,48 @@ public enum FaultSweep: Sendable {
         return FlowResult(flow: name, faults: faults, violations: violations)
     }
 
+    /// Fails, on a remembering instance, the write `flow` goes forward to and then the read that follows
+    /// it, and compares the answer, the security events and the store with a reading instance's whose
+    /// read fails: a reader that fails there never got as far as a write, so both answer a clean 503
+    /// naming the read, and change nothing.
+    private static func failWriteThenRead(in flow: Flow) async -> FlowResult {
+        let name = "\(flow.rawValue), its write and then its read failing, remembering against reading"
+        guard let (write, read) = flow.rememberedWriteAndRead else {
+            return FlowResult(flow: name, faults: 0, violations: ["the flow has no remembered write"])
+        }
+        do {
+            let reading = try await SweepWorld(.reading)
+            reading.faults.failNext(read)
+            let remembering = try await SweepWorld(.remembering)
+            remembering.faults.failNext(write)
+            remembering.faults.failNext(read)
+            var observed: [[String]] = []
+            for world in [reading, remembering] {
+                let before = world.memory.snapshot()
+                let outcome = try await world.perform(flow)
+                guard outcome.isCleanFailure, world.memory.snapshot() == before else {
+                    return FlowResult(
+                        flow: name,
+                        faults: 2,
+                        violations: ["answered \(outcome.summary) or changed the store, instead of a clean 503"]
+                    )
+                }
+                observed.append([outcome.summary] + world.events.taken())
+            }
+            guard remembering.faults.injectedFaults == [write, read] else {
+                return FlowResult(
+                    flow: name,
+                    faults: 2,
+                    violations: ["the faults taken were \(remembering.faults.injectedFaults)"]
+                )
+            }
+            let violations = observed[0] == observed[1] ? [] : ["remembering \(observed[1]), reading \(observed[0])"]
+            return FlowResult(flow: name, faults: 2, violations: violations)
+        } catch {
+            return FlowResult(flow: name, faults: 2, violations: ["\(error)"])
+        }
+    }
+
     /// What one instance did when `write`'s commit was lost in `flow`: whether the fault was taken, what
     /// was seen, and anything half-done.
     private static func loseCommit(
@@ -192,12 +262,17 @@ public enum FaultSweep: Sendable {
         let world = try await SweepWorld(instance)
         world.faults.failNextAfterCommitting(write)
         let first = try await world.perform(flow)
+        let firstEvents = world.events.taken()
         let taken = world.faults.waitingFailures == 0
         if let broken = world.halfDone() { return (taken, [], "after the lost commit: \(broken)") }
         let afterFirst = world.storeShape()
         let retry = try await world.perform(flow)
         if let broken = world.halfDone() { return (taken, [], "after the retry: \(broken)") }
-        return (taken, [first.summary, afterFirst, retry.summary, world.storeShape()], nil)
+        return (
+            taken,
+            [first.summary] + firstEvents + [afterFirst, retry.summary] + world.events.taken() + [world.storeShape()],
+            nil
+        )
     }
 }
 
@@ -238,6 +313,8 @@ private struct SweepWorld {
     ])
     let faults: FaultInjectingStore
     let engine: AuthEngine
+    /// The swept instance's security events.
+    let events = EventLog()
     let code: (code: String, verifier: String)
     let used: (code: String, verifier: String)
     let rotated: String
@@ -259,11 +336,13 @@ private struct SweepWorld {
             case .reading: [faults, faults]
             case .remembering: [RememberingStore(faults), RememberingStore(faults)]
             }
-        let engines = try stores.map { store in
+        let events = self.events
+        let engines = try stores.enumerated().map { index, store in
             try AuthEngine(
                 store: store,
                 accounts: accounts,
                 rateLimiter: InMemoryRateLimiter(capacity: 1_000_000),
+                observer: index == 0 ? events : NoOpSecurityEventObserver(),
                 timeSource: clock,
                 randomSource: random
             )
@@ -299,6 +378,10 @@ private struct SweepWorld {
             try await Self.grant(of: first, in: memory), try await Self.grant(of: elsewhereToken, in: memory),
             try await Self.grant(of: rotatedElsewhere, in: memory)
         )
+        events.label(grants.signIn, "sign-in")
+        events.label(grants.redeemedElsewhere, "redeemed elsewhere")
+        events.label(grants.rotatedElsewhere, "rotated elsewhere")
+        _ = events.taken()
         if instance == .remembering {
             // The flows on remembered records must meet them: fresh for the exchange and the refresh,
             // stale for the replay and the reuse of records used up elsewhere.
@@ -416,5 +499,35 @@ private struct SweepWorld {
             return "a redeemed code without its grant"
         }
         return nil
+    }
+}
+
+/// The security events of the swept instance, each as its kind and the members that say what happened —
+/// the grant named by its part in the prepared world, since the grant a flow creates gets an id drawn
+/// where the two instances may have drawn differently.
+private final class EventLog: SecurityEventObserver, Sendable {
+    private let state = LockedValue<(events: [String], labels: [GrantID: String])>(([], [:]))
+
+    func label(_ grant: GrantID, _ label: String) {
+        state.withLock { $0.labels[grant] = label }
+    }
+
+    func observe(_ event: SecurityEvent) {
+        state.withLock { state in
+            var parts = [event.kind.description]
+            if let grant = event.grant { parts.append("grant=\(state.labels[grant] ?? "new")") }
+            if let reason = event.revocationReason { parts.append("reason=\(reason)") }
+            if let operation = event.backendOperation { parts.append("operation=\(operation)") }
+            if let refusal = event.refusal { parts.append("refusal=\(refusal)") }
+            state.events.append(parts.joined(separator: " "))
+        }
+    }
+
+    /// The events since the last call.
+    func taken() -> [String] {
+        state.withLock { state in
+            defer { state.events = [] }
+            return state.events
+        }
     }
 }

@@ -73,7 +73,9 @@ public struct ModelChecker: Sendable {
         }
         var finished = run
         let violation = await Self.check(sequence, in: &finished)
-        finished.statistics.rememberedRecordsUsed = finished.world.rememberedRecordsUsed
+        let remembered = finished.world.rememberedRecords
+        finished.statistics.rememberedRecordsUsed = remembered.used
+        finished.statistics.rememberedRecordsFoundStale = remembered.foundStale
         await finished.world.close()
         return (violation, finished.statistics)
     }
@@ -86,7 +88,7 @@ public struct ModelChecker: Sendable {
             if let message = await run.perform(operation) {
                 return ModelViolation(step: step, operation: operation, message: message)
             }
-            run.forgetSessionFailuresTakenUnseen()
+            run.releaseFailureHolder()
             if let message = await run.checkInvariants() {
                 return ModelViolation(step: step, operation: operation, message: message)
             }

@@ -143,7 +143,7 @@ struct ModelRun {
 
         case .failNextSessionStart:
             let holder = failureHolder ?? instance
-            world.faults(of: holder).failNext(anyOf: [.redeemCode, .replaceSession])
+            world.faults(of: holder).failNextSessionStart()
             if world.faults.count > 1 { failureHolder = holder }
             model.pendingSessionFailures += 1
             return nil
@@ -176,15 +176,8 @@ struct ModelRun {
         }
     }
 
-    /// On remembering instances, a session start's failure the model still expects but the store no
-    /// longer holds was taken by a write no reader makes: a redemption on a code remembered unused and
-    /// since redeemed elsewhere, which fails and is then answered on the record read (a replay). The
-    /// answer was checked against the model already; the failure is not expected again. One reading
-    /// instance never takes a failure unseen, and is held to that.
-    mutating func forgetSessionFailuresTakenUnseen() {
-        if world.remembers {
-            model.pendingSessionFailures = min(model.pendingSessionFailures, world.waitingFailures)
-        }
+    /// Lets operations go to any instance again once no session-start failure waits.
+    mutating func releaseFailureHolder() {
         if model.pendingSessionFailures == 0 { failureHolder = nil }
     }
 

@@ -12,6 +12,8 @@ public struct ModelStatistics: Sendable, Equatable {
     public var authenticationChecks = 0
     /// Lookups a remembering instance answered from memory instead of reading the store.
     public var rememberedRecordsUsed = 0
+    /// Remembered records a write found changed since: stale records the remembering instances met.
+    public var rememberedRecordsFoundStale = 0
 
     public init() {}
 
@@ -24,5 +26,6 @@ public struct ModelStatistics: Sendable, Equatable {
         lhs.revocations += rhs.revocations
         lhs.authenticationChecks += rhs.authenticationChecks
         lhs.rememberedRecordsUsed += rhs.rememberedRecordsUsed
+        lhs.rememberedRecordsFoundStale += rhs.rememberedRecordsFoundStale
     }
 }

@@ -11,20 +11,21 @@ public struct ModelStores: Sendable {
     public var instances: [any GrantStore]
     /// Every record the stores hold now.
     public var snapshot: @Sendable () async throws -> InMemoryGrantStore.Snapshot
-    /// How many lookups the instances have answered from what they remember of their own writes.
-    public var rememberedRecordsUsed: @Sendable () -> Int
+    /// How many lookups the instances have answered from what they remember of their own writes, and
+    /// how many of those records a write found changed since.
+    public var rememberedRecords: @Sendable () -> (used: Int, foundStale: Int)
     /// Releases what the stores hold on to (a schema, connections); called once the run is over.
     public var close: @Sendable () async -> Void
 
     public init(
         instances: [any GrantStore],
         snapshot: @escaping @Sendable () async throws -> InMemoryGrantStore.Snapshot,
-        rememberedRecordsUsed: @escaping @Sendable () -> Int = { 0 },
+        rememberedRecords: @escaping @Sendable () -> (used: Int, foundStale: Int) = { (0, 0) },
         close: @escaping @Sendable () async -> Void = {}
     ) {
         self.instances = instances
         self.snapshot = snapshot
-        self.rememberedRecordsUsed = rememberedRecordsUsed
+        self.rememberedRecords = rememberedRecords
         self.close = close
     }
 }
@@ -72,7 +73,12 @@ struct ModelWorld {
             stores = ModelStores(
                 instances: [memory],
                 snapshot: { memory.snapshot() },
-                rememberedRecordsUsed: { remembering.map(\.rememberedRecordsUsed).reduce(0, +) }
+                rememberedRecords: {
+                    (
+                        remembering.map(\.rememberedRecordsUsed).reduce(0, +),
+                        remembering.map(\.rememberedRecordsFoundStale).reduce(0, +)
+                    )
+                }
             )
             remembers = !remembering.isEmpty
         case .stores(_, let make):
@@ -105,16 +111,14 @@ struct ModelWorld {
         faults[instance % faults.count]
     }
 
-    /// How many asked-for failures no call has taken yet, in all the fault-injecting stores.
-    var waitingFailures: Int { faults.map(\.waitingFailures).reduce(0, +) }
-
     /// Every record as it stands.
     func snapshot() async throws -> InMemoryGrantStore.Snapshot {
         try await stores.snapshot()
     }
 
-    /// How many lookups the instances answered from memory.
-    var rememberedRecordsUsed: Int { stores.rememberedRecordsUsed() }
+    /// How many lookups the instances answered from memory, and how many of those records a write found
+    /// changed since.
+    var rememberedRecords: (used: Int, foundStale: Int) { stores.rememberedRecords() }
 
     /// Releases the stores.
     func close() async {

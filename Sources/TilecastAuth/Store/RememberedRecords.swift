@@ -23,6 +23,7 @@ package final class RememberedRecords: Sendable {
         var order: [Key] = []
         var oldest = 0
         var used = 0
+        var foundStale = 0
 
         var count: Int { codes.count + refreshTokens.count }
 
@@ -54,6 +55,11 @@ package final class RememberedRecords: Sendable {
     /// How many lookups were answered from memory.
     package var used: Int { storage.withLock { $0.used } }
 
+    /// How many remembered records a write of this store found changed since: a code it redeemed that was
+    /// used or gone, a token it rotated that had been rotated, retired, or whose grant was no longer
+    /// live.
+    package var foundStale: Int { storage.withLock { $0.foundStale } }
+
     // MARK: Remembering
 
     /// Remembers a code this store inserted; a redeemed one is not worth remembering.
@@ -75,9 +81,10 @@ package final class RememberedRecords: Sendable {
     }
 
     /// Forgets a code: it was redeemed, or its redemption found it gone or used.
-    private func forgetCode(_ digest: SecretDigest) {
-        guard capacity > 0 else { return }
-        storage.withLock { _ = $0.codes.removeValue(forKey: digest) }
+    /// Forgets a code; whether it was remembered.
+    private func forgetCode(_ digest: SecretDigest) -> Bool {
+        guard capacity > 0 else { return false }
+        return storage.withLock { $0.codes.removeValue(forKey: digest) != nil }
     }
 
     /// Forgets the refresh token `presented` that this store's rotation replaced with `successor`, and
@@ -96,9 +103,16 @@ package final class RememberedRecords: Sendable {
     }
 
     /// Forgets a refresh token whose rotation found it changed, so that the next request reads it.
-    private func forgetRefreshToken(_ digest: SecretDigest) {
-        guard capacity > 0 else { return }
-        storage.withLock { _ = $0.refreshTokens.removeValue(forKey: digest) }
+    /// Forgets a refresh token; whether it was remembered.
+    @discardableResult
+    private func forgetRefreshToken(_ digest: SecretDigest) -> Bool {
+        guard capacity > 0 else { return false }
+        return storage.withLock { $0.refreshTokens.removeValue(forKey: digest) != nil }
+    }
+
+    /// Counts a remembered record a write found changed.
+    private func countStale() {
+        storage.withLock { $0.foundStale += 1 }
     }
 
     // MARK: After a store's writes
@@ -114,8 +128,12 @@ package final class RememberedRecords: Sendable {
     /// After ``GrantStore/redeemCode(_:issuing:at:)`` answered `outcome`: the code is used up or gone
     /// either way, and a redemption remembers the refresh token it wrote, with its grant.
     package func redeemed(_ digest: SecretDigest, issuing issuance: GrantIssuance, outcome: CodeRedemption) {
-        forgetCode(digest)
-        if case .redeemed = outcome { remember(issuance) }
+        let wasRemembered = forgetCode(digest)
+        if case .redeemed = outcome {
+            remember(issuance)
+        } else if wasRemembered {
+            countStale()
+        }
     }
 
     /// After ``GrantStore/createGrant(_:)`` answered `outcome`.
@@ -134,7 +152,7 @@ package final class RememberedRecords: Sendable {
         rotated: Bool
     ) {
         guard rotated else {
-            forgetRefreshToken(presented)
+            if forgetRefreshToken(presented) { countStale() }
             return
         }
         if current != presented { forgetRefreshToken(current) }

@@ -21,7 +21,7 @@ extension StoreConformanceCheck {
         },
 
         StoreConformanceCheck(
-            "a remembered refresh token and grant are as the redemption, creation or rotation wrote them"
+            "a remembered code, refresh token and grant are as the redemption, creation or rotation left them"
         ) {
             context in
             let store = context.store
@@ -31,6 +31,7 @@ extension StoreConformanceCheck {
             let issuance = fixture.issuance()
             let outcome = try await store.redeemCode(code.digest, issuing: issuance, at: fixture.t0)
             try context.require(outcome == .redeemed, "redeemCode returned \(outcome)")
+            try await requireCodeRememberedAsStored(code.digest, context)
             let token = try context.unwrap(issuance.refreshToken, "fixture without a refresh token")
             try await requireRememberedAsStored(token.digest, context)
 
@@ -41,6 +42,7 @@ extension StoreConformanceCheck {
                 at: fixture.t0.addingTimeInterval(1)
             )
             try context.require(rotation == .rotated, "the rotation returned \(rotation)")
+            try await requireRememberedAsStored(token.digest, context)
             try await requireRememberedAsStored(successor.digest, context)
 
             let created = fixture.issuance()
@@ -59,13 +61,25 @@ extension StoreConformanceCheck {
             )
             if let started {
                 try context.require(started == .rotated, "the rotation starting a session returned \(started)")
+                try await requireRememberedAsStored(createdToken.digest, context)
                 try await requireRememberedAsStored(next.digest, context)
             }
         },
     ]
 
+    /// If the store remembers the code `digest`, requires it to be what a read returns: nothing else
+    /// wrote since its own redemption, which a code remembered unused would contradict.
+    private static func requireCodeRememberedAsStored(
+        _ digest: SecretDigest,
+        _ context: StoreConformanceContext
+    ) async throws {
+        guard let remembered = context.store.rememberedAuthorizationCode(digest) else { return }
+        let stored = try await context.store.authorizationCode(digest)
+        try context.require(remembered == stored, "remembered \(remembered), stored \(String(describing: stored))")
+    }
+
     /// If the store remembers the refresh token `digest`, requires it to be what a read returns: nothing
-    /// else wrote since.
+    /// else wrote since — a token remembered current after its own rotation would contradict it.
     private static func requireRememberedAsStored(
         _ digest: SecretDigest,
         _ context: StoreConformanceContext

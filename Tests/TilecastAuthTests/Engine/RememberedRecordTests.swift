@@ -409,6 +409,25 @@ struct RememberedRecordTests {
         #expect(remembered.live, "the user's grant revoked as a reuse of its own rotation")
     }
 
+    /// A lost commit that the presented token's own record shows — rotated to the successor this
+    /// request stored — is told without reading the successor: one read after the write, and the answer
+    /// is the write's failure even if a read of the successor would have failed.
+    @Test("A lost rotation commit the token's record shows is answered without reading the successor")
+    func lostCommitToldByTheTokensRecord() async throws {
+        let harness = try Harness()
+        let token = try #require(try await harness.signIn().refreshToken)
+        harness.faults.remember(try await storedToken(token, harness))
+        harness.faults.failNextAfterCommitting(.rotateRefreshToken)
+        // The read of the token succeeds; a read of the successor, were it made, would fail.
+        harness.faults.failCall(number: 3)
+        let (calls, mark) = (harness.faults.callCount, harness.observer.events.count)
+        let response = await harness.refresh(token)
+        let events = harness.observer.events.dropFirst(mark).map(\.description)
+        #expect(response.status == 503)
+        #expect(harness.faults.callCount - calls == 2, "the rotation and the token's read")
+        #expect(events.first?.hasPrefix("backendFailed operation=rotate_refresh_token") == true, "\(events)")
+    }
+
     // MARK: Reads that fail after a write that failed
 
     /// `T` rotated 40 seconds before the request, past a 30-second leeway: a reuse. `T` is remembered as
@@ -523,5 +542,218 @@ struct RememberedRecordTests {
         #expect(remembered.0 == read.0)
         #expect(remembered.1 == read.1)
         #expect(remembered.live)
+    }
+
+    // MARK: The cases of the review of 2026-12-05, evening
+
+    enum WriteFault: String, CaseIterable, Sendable {
+        case none, writeFails, commitLost
+    }
+
+    /// A store that starts sessions separately — the protocol's default — refreshes with
+    /// `studio_session` a token that is unused or was rotated since (`reused`): the rotation starting a
+    /// session answers `nil`, and the plain rotation follows it on the remembered path too. The status,
+    /// the events, and whether the grant lives.
+    private func refreshWithASeparateSession(
+        reused: Bool,
+        remembering: Bool,
+        fault: WriteFault
+    ) async throws -> (Int, [String], live: Bool) {
+        let harness = try Harness(startsSessionsSeparately: true)
+        let token = try #require(try await harness.signIn().refreshToken)
+        let written = try await storedToken(token, harness)
+        if reused { #expect(await harness.refresh(token).status == 200) }
+        if remembering { harness.faults.remember(written) }
+        switch fault {
+        case .none: break
+        case .writeFails: harness.faults.failNext(.rotateRefreshToken)
+        case .commitLost: harness.faults.failNextAfterCommitting(.rotateRefreshToken)
+        }
+        let mark = harness.observer.events.count
+        let response = await harness.refresh(token, studioSession: true)
+        let events = harness.observer.events.dropFirst(mark).map(\.description)
+        return (response.status, events, try await harness.memory.grant(written.grant.id)?.revocation == nil)
+    }
+
+    @Test(
+        "On a store that starts sessions separately, a remembered token gets a reader's answer, events and revocation",
+        arguments: [false, true],
+        WriteFault.allCases
+    )
+    func separateSessionStart(reused: Bool, fault: WriteFault) async throws {
+        let read = try await refreshWithASeparateSession(reused: reused, remembering: false, fault: fault)
+        let remembered = try await refreshWithASeparateSession(reused: reused, remembering: true, fault: fault)
+        #expect(remembered.0 == read.0)
+        #expect(remembered.1 == read.1)
+        #expect(remembered.live == read.live)
+    }
+
+    /// A remembered unused code whose redemption fails and whose read then fails, against a reader whose
+    /// read fails: the status and the events.
+    private func exchangeWithAFailedRead(remembering: Bool) async throws -> (Int, [String]) {
+        let harness = try Harness()
+        let verifier = harness.newVerifier()
+        let code = try await harness.issueCode(verifier: verifier)
+        if remembering {
+            harness.faults.remember(try await storedCode(code, harness))
+            harness.faults.failNext(.redeemCode)
+        }
+        harness.faults.failNext(.authorizationCode)
+        let mark = harness.observer.events.count
+        let response = await harness.exchange(code: code, verifier: verifier)
+        return (response.status, harness.observer.events.dropFirst(mark).map(\.description))
+    }
+
+    @Test("After a failed redemption, a failed read of the code is reported as a reader's failed read")
+    func failedRedemptionThenFailedRead() async throws {
+        let read = try await exchangeWithAFailedRead(remembering: false)
+        let remembered = try await exchangeWithAFailedRead(remembering: true)
+        #expect(read.0 == 503)
+        #expect(remembered.0 == read.0)
+        #expect(remembered.1 == read.1, "the code's read, not the redemption")
+    }
+
+    /// Forwards to `base`, running `before(n)` ahead of the `n`-th rotation (either kind) it forwards.
+    private final class RotationHookStore: GrantStore, Sendable {
+        let base: any GrantStore
+        let before: @Sendable (Int) async -> Void
+        private let rotations = LockedValue(0)
+
+        init(_ base: any GrantStore, before: @escaping @Sendable (Int) async -> Void) {
+            self.base = base
+            self.before = before
+        }
+
+        private func rotating() async {
+            await before(
+                rotations.withLock {
+                    $0 += 1
+                    return $0
+                }
+            )
+        }
+
+        func client(_ id: ClientID) async throws -> Client? { try await base.client(id) }
+        func insertCode(_ code: AuthorizationCode) async throws { try await base.insertCode(code) }
+        func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
+            try await base.authorizationCode(digest)
+        }
+        func rememberedAuthorizationCode(_ digest: SecretDigest) -> AuthorizationCode? {
+            base.rememberedAuthorizationCode(digest)
+        }
+        func redeemCode(
+            _ digest: SecretDigest,
+            issuing issuance: GrantIssuance,
+            at now: Date
+        ) async throws
+            -> CodeRedemption
+        { try await base.redeemCode(digest, issuing: issuance, at: now) }
+        func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation {
+            try await base.createGrant(issuance)
+        }
+        func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
+            try await base.refreshToken(digest)
+        }
+        func rememberedRefreshToken(_ digest: SecretDigest) -> RefreshTokenLookup? {
+            base.rememberedRefreshToken(digest)
+        }
+        func rotateRefreshToken(
+            _ presented: SecretDigest,
+            replacing current: SecretDigest,
+            successor: RefreshToken,
+            accessToken: AccessToken,
+            at now: Date
+        ) async throws -> RefreshRotation {
+            await rotating()
+            return try await base.rotateRefreshToken(
+                presented,
+                replacing: current,
+                successor: successor,
+                accessToken: accessToken,
+                at: now
+            )
+        }
+        func rotateRefreshToken(
+            _ presented: SecretDigest,
+            replacing current: SecretDigest,
+            successor: RefreshToken,
+            accessToken: AccessToken,
+            startingSession session: StudioSession,
+            at now: Date
+        ) async throws -> RefreshRotation? {
+            await rotating()
+            return try await base.rotateRefreshToken(
+                presented,
+                replacing: current,
+                successor: successor,
+                accessToken: accessToken,
+                startingSession: session,
+                at: now
+            )
+        }
+        func replaceSession(
+            of grant: GrantID,
+            with session: StudioSession,
+            at now: Date
+        ) async throws
+            -> SessionReplacement
+        { try await base.replaceSession(of: grant, with: session, at: now) }
+        func revokeGrant(_ id: GrantID, reason: RevocationReason, at now: Date) async throws -> GrantRevocation {
+            try await base.revokeGrant(id, reason: reason, at: now)
+        }
+        func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant] {
+            try await base.revokeGrants(of: account, reason: reason, at: now)
+        }
+        func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {
+            try await base.accessToken(digest)
+        }
+        func session(_ digest: SecretDigest) async throws -> SessionLookup? { try await base.session(digest) }
+        func grant(_ id: GrantID) async throws -> Grant? { try await base.grant(id) }
+        func grants(of account: AccountID) async throws -> [Grant] { try await base.grants(of: account) }
+        func removeExpired(at now: Date) async throws -> Int { try await base.removeExpired(at: now) }
+    }
+
+    /// A 30-second leeway; `T` rotated through another instance, so stale where remembered; then before
+    /// two of the engine's rotations after its first look at `T` — a reader's read is its first look, the
+    /// remembered path's first rotation is its — the other instance retries `T`, moving its successor on.
+    private func contendedRetry(remembering: Bool) async throws -> (Int, [String]) {
+        let leeway = EngineConfiguration(refreshTokenReuseLeeway: .seconds(30))
+        let harness = try Harness(configuration: leeway)
+        let other = try AuthEngine(
+            configuration: leeway,
+            store: harness.memory,
+            accounts: harness.accounts,
+            rateLimiter: InMemoryRateLimiter(capacity: 100_000),
+            timeSource: harness.clock,
+            randomSource: SeededRandomSource(seed: 0xA11)
+        )
+        let token = try #require(try await harness.signIn().refreshToken)
+        let written = try await storedToken(token, harness)
+        #expect(await harness.refresh(token, on: other).status == 200)
+        if remembering { harness.faults.remember(written) }
+        let contended: Set<Int> = remembering ? [2, 3] : [1, 2]
+        let store = RotationHookStore(harness.faults) { rotation in
+            if contended.contains(rotation) { _ = await harness.refresh(token, on: other) }
+        }
+        let engine = try AuthEngine(
+            configuration: leeway,
+            store: store,
+            accounts: harness.accounts,
+            rateLimiter: InMemoryRateLimiter(capacity: 100_000),
+            observer: harness.observer,
+            timeSource: harness.clock,
+            randomSource: harness.random
+        )
+        let mark = harness.observer.events.count
+        let response = await harness.refresh(token, on: engine)
+        return (response.status, harness.observer.events.dropFirst(mark).map(\.description))
+    }
+
+    @Test("Under contention, a stale remembered token is rotated as often after its first look as a read one")
+    func contendedRetryOfAStaleRecord() async throws {
+        let read = try await contendedRetry(remembering: false)
+        let remembered = try await contendedRetry(remembering: true)
+        #expect(read.0 == 200, "\(read)")
+        #expect(remembered.0 == read.0, "remembered \(remembered), read \(read)")
     }
 }

@@ -48,8 +48,10 @@ struct PostgresModelTests {
             }
         }
         #expect(statistics.operations == Self.sequences * Self.length)
-        // The instances answered lookups from what they wrote, so the remembered path ran on the server.
+        // The instances answered lookups from what they wrote, and their writes met records the other
+        // instance had used up: the remembered path ran on the server, fresh and stale.
         #expect(statistics.rememberedRecordsUsed > Self.sequences, "\(statistics.rememberedRecordsUsed)")
+        #expect(statistics.rememberedRecordsFoundStale > 0, "\(statistics.rememberedRecordsFoundStale)")
     }
 
     /// Two migrated stores on a fresh schema, read back through the first one's pool.
@@ -60,8 +62,12 @@ struct PostgresModelTests {
         return ModelStores(
             instances: [first, second],
             snapshot: { try await snapshot(of: schema, through: first) },
-            rememberedRecordsUsed: {
-                first.statistics.rememberedRecordsUsed + second.statistics.rememberedRecordsUsed
+            rememberedRecords: {
+                let (first, second) = (first.statistics, second.statistics)
+                return (
+                    first.rememberedRecordsUsed + second.rememberedRecordsUsed,
+                    first.rememberedRecordsFoundStale + second.rememberedRecordsFoundStale
+                )
             },
             close: {
                 second.close()

@@ -59,7 +59,29 @@ struct StoreConformanceTests {
             FlawedStore(InMemoryGrantStore(clients: clients), flaw: .remembersAnotherScope)
         }
         let failed = Set(await kit.runAll().map(\.check))
-        #expect(failed == ["a remembered code is the code as inserted, and no other digest is remembered"])
+        // The redemption's check meets the same wrong scope.
+        #expect(
+            failed == [
+                "a remembered code is the code as inserted, and no other digest is remembered",
+                "a remembered code, refresh token and grant are as the redemption, creation or rotation left them",
+            ]
+        )
+    }
+
+    /// A store that keeps answering a code as inserted after its own redemption makes every replay on
+    /// it an attempted write (found by review: only the model's allowance for failures taken unseen hid
+    /// it, and the kit passed it).
+    @Test("A store that remembers a code it redeemed as unused fails the kit")
+    func rememberingARedeemedCodeFails() async throws {
+        let kit = StoreConformanceKit(concurrency: 8) { clients in
+            FlawedStore(InMemoryGrantStore(clients: clients), flaw: .remembersCodesItRedeemed)
+        }
+        let failed = Set(await kit.runAll().map(\.check))
+        #expect(
+            failed == [
+                "a remembered code, refresh token and grant are as the redemption, creation or rotation left them"
+            ]
+        )
     }
 
     @Test("A store whose account revocation revokes only the grants live at the time fails the kit")
@@ -141,6 +163,8 @@ private struct FlawedStore: GrantStore {
         /// Answers a code it stores from memory with the scope of another request: the engine would
         /// issue a grant the user never approved.
         case remembersAnotherScope
+        /// Answers a code it stored from memory as inserted, also once it has redeemed it.
+        case remembersCodesItRedeemed
     }
 
     let base: InMemoryGrantStore
@@ -159,8 +183,10 @@ private struct FlawedStore: GrantStore {
     }
 
     func rememberedAuthorizationCode(_ digest: SecretDigest) -> AuthorizationCode? {
-        guard flaw == .remembersAnotherScope, var code = inserted.codes.withLock({ $0[digest] }) else { return nil }
-        code.scope = Scope("tiles:write")!
+        guard flaw == .remembersAnotherScope || flaw == .remembersCodesItRedeemed,
+            var code = inserted.codes.withLock({ $0[digest] })
+        else { return nil }
+        if flaw == .remembersAnotherScope { code.scope = Scope("tiles:write")! }
         return code
     }
 
@@ -252,7 +278,8 @@ private struct FlawedStore: GrantStore {
                 _ = try await base.replaceSession(of: session.grant, with: session, at: now)
             }
             return outcome
-        case .redeemsTwice, .revokesLiveGrantsOnly, .removesExpiredLate, .remembersAnotherScope:
+        case .redeemsTwice, .revokesLiveGrantsOnly, .removesExpiredLate, .remembersAnotherScope,
+            .remembersCodesItRedeemed:
             return try await base.rotateRefreshToken(
                 presented,
                 replacing: current,
