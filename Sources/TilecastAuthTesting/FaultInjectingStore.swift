@@ -31,6 +31,8 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         var failAfterCommitting: [(operation: Operation, meanwhile: (@Sendable () async -> Void)?)] = []
         var sessionStartFailures = 0
         var injected: [Operation] = []
+        var rotationHook: (@Sendable (Int) async -> Void)?
+        var rotations = 0
         var rememberedCodes: [SecretDigest: AuthorizationCode] = [:]
         var rememberedRefreshTokens: [SecretDigest: RefreshTokenLookup] = [:]
     }
@@ -105,6 +107,26 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     /// ``failNextAfterCommitting(_:meanwhile:)`` or ``failNextSessionStart()`` still wait for their call.
     public var waitingFailures: Int {
         state.withLock { $0.failNext.count + $0.failAfterCommitting.count + $0.sessionStartFailures }
+    }
+
+    /// Runs `hook` before each rotation from now on (either kind) reaches the wrapped store, with the
+    /// rotation's number (1 for the first): what other requests do between a request's first look at a
+    /// token and its rotation.
+    public func beforeEachRotation(_ hook: @escaping @Sendable (_ rotation: Int) async -> Void) {
+        state.withLock { state in
+            state.rotationHook = hook
+            state.rotations = 0
+        }
+    }
+
+    /// Runs the hook ``beforeEachRotation(_:)`` set, if any.
+    private func rotating() async {
+        let hook = state.withLock { state -> (@Sendable (Int) async -> Void, Int)? in
+            guard let hook = state.rotationHook else { return nil }
+            state.rotations += 1
+            return (hook, state.rotations)
+        }
+        if let (hook, number) = hook { await hook(number) }
     }
 
     /// The operations whose calls this store made throw so far, in order.
@@ -247,6 +269,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         accessToken: AccessToken,
         at now: Date
     ) async throws -> RefreshRotation {
+        await rotating()
         try enter(.rotateRefreshToken)
         let outcome = try await base.rotateRefreshToken(
             presented,
@@ -275,6 +298,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         else {
             return nil
         }
+        await rotating()
         try enter(.rotateRefreshToken)
         let outcome = try await base.rotateRefreshToken(
             presented,

@@ -73,9 +73,10 @@ extension StoreConformanceCheck {
         _ digest: SecretDigest,
         _ context: StoreConformanceContext
     ) async throws {
-        guard let remembered = context.store.rememberedAuthorizationCode(digest) else { return }
-        let stored = try await context.store.authorizationCode(digest)
-        try context.require(remembered == stored, "remembered \(remembered), stored \(String(describing: stored))")
+        let store = context.store
+        try await requireAsStored(store.rememberedAuthorizationCode(digest), context) {
+            try await store.authorizationCode(digest)
+        }
     }
 
     /// If the store remembers the refresh token `digest`, requires it to be what a read returns: nothing
@@ -84,8 +85,20 @@ extension StoreConformanceCheck {
         _ digest: SecretDigest,
         _ context: StoreConformanceContext
     ) async throws {
-        guard let remembered = context.store.rememberedRefreshToken(digest) else { return }
-        let stored = try await context.store.refreshToken(digest)
+        let store = context.store
+        try await requireAsStored(store.rememberedRefreshToken(digest), context) {
+            try await store.refreshToken(digest)
+        }
+    }
+
+    /// Requires `remembered`, if any, to be what `read` returns.
+    private static func requireAsStored<Record: Equatable>(
+        _ remembered: Record?,
+        _ context: StoreConformanceContext,
+        read: () async throws -> Record?
+    ) async throws {
+        guard let remembered else { return }
+        let stored = try await read()
         try context.require(remembered == stored, "remembered \(remembered), stored \(String(describing: stored))")
     }
 }

@@ -11,6 +11,19 @@ import Testing
 /// every other answer on the record read from the store — so a stale record changes no answer. The
 /// records are planted in the harness's `FaultInjectingStore`, the store's own copies changed behind them.
 struct RememberedRecordTests {
+    /// Another instance on `harness`'s records, reading every record straight from the store: where the
+    /// other requests of a history go.
+    private func readingInstance(of harness: Harness, configuration: EngineConfiguration) throws -> AuthEngine {
+        try AuthEngine(
+            configuration: configuration,
+            store: harness.memory,
+            accounts: harness.accounts,
+            rateLimiter: InMemoryRateLimiter(capacity: 100_000),
+            timeSource: harness.clock,
+            randomSource: SeededRandomSource(seed: 0xA11)
+        )
+    }
+
     /// The stored code of `code`, as its insert wrote it.
     private func storedCode(_ code: String, _ harness: Harness) async throws -> AuthorizationCode {
         let digest = try #require(OpaqueToken(presented: code, as: .authorizationCode)).digest
@@ -371,15 +384,7 @@ struct RememberedRecordTests {
     private func refreshWithALostCommit(remembering: Bool) async throws -> (Int, [String], live: Bool) {
         let leeway = EngineConfiguration(refreshTokenReuseLeeway: .seconds(30))
         let harness = try Harness(configuration: leeway)
-        // The other requests go to an instance that reads every record, straight from the store.
-        let other = try AuthEngine(
-            configuration: leeway,
-            store: harness.memory,
-            accounts: harness.accounts,
-            rateLimiter: InMemoryRateLimiter(capacity: 100_000),
-            timeSource: harness.clock,
-            randomSource: SeededRandomSource(seed: 0xA11)
-        )
+        let other = try readingInstance(of: harness, configuration: leeway)
         let token = try #require(try await harness.signIn().refreshToken)
         let written = try await storedToken(token, harness)
         if remembering { harness.faults.remember(written) }
@@ -512,13 +517,9 @@ struct RememberedRecordTests {
                 _ = try? await harness.memory.removeExpired(at: harness.clock.now().addingTimeInterval(5))
             }
         case .retriedWithALeewayElsewhere:
-            let elsewhere = try AuthEngine(
-                configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(30)),
-                store: harness.memory,
-                accounts: harness.accounts,
-                rateLimiter: InMemoryRateLimiter(capacity: 100_000),
-                timeSource: harness.clock,
-                randomSource: SeededRandomSource(seed: 0xA11)
+            let elsewhere = try readingInstance(
+                of: harness,
+                configuration: EngineConfiguration(refreshTokenReuseLeeway: .seconds(30))
             )
             harness.faults.failNextAfterCommitting(.rotateRefreshToken) {
                 _ = await harness.refresh(token, on: elsewhere)
@@ -613,139 +614,23 @@ struct RememberedRecordTests {
         #expect(remembered.1 == read.1, "the code's read, not the redemption")
     }
 
-    /// Forwards to `base`, running `before(n)` ahead of the `n`-th rotation (either kind) it forwards.
-    private final class RotationHookStore: GrantStore, Sendable {
-        let base: any GrantStore
-        let before: @Sendable (Int) async -> Void
-        private let rotations = LockedValue(0)
-
-        init(_ base: any GrantStore, before: @escaping @Sendable (Int) async -> Void) {
-            self.base = base
-            self.before = before
-        }
-
-        private func rotating() async {
-            await before(
-                rotations.withLock {
-                    $0 += 1
-                    return $0
-                }
-            )
-        }
-
-        func client(_ id: ClientID) async throws -> Client? { try await base.client(id) }
-        func insertCode(_ code: AuthorizationCode) async throws { try await base.insertCode(code) }
-        func authorizationCode(_ digest: SecretDigest) async throws -> AuthorizationCode? {
-            try await base.authorizationCode(digest)
-        }
-        func rememberedAuthorizationCode(_ digest: SecretDigest) -> AuthorizationCode? {
-            base.rememberedAuthorizationCode(digest)
-        }
-        func redeemCode(
-            _ digest: SecretDigest,
-            issuing issuance: GrantIssuance,
-            at now: Date
-        ) async throws
-            -> CodeRedemption
-        { try await base.redeemCode(digest, issuing: issuance, at: now) }
-        func createGrant(_ issuance: GrantIssuance) async throws -> GrantCreation {
-            try await base.createGrant(issuance)
-        }
-        func refreshToken(_ digest: SecretDigest) async throws -> RefreshTokenLookup? {
-            try await base.refreshToken(digest)
-        }
-        func rememberedRefreshToken(_ digest: SecretDigest) -> RefreshTokenLookup? {
-            base.rememberedRefreshToken(digest)
-        }
-        func rotateRefreshToken(
-            _ presented: SecretDigest,
-            replacing current: SecretDigest,
-            successor: RefreshToken,
-            accessToken: AccessToken,
-            at now: Date
-        ) async throws -> RefreshRotation {
-            await rotating()
-            return try await base.rotateRefreshToken(
-                presented,
-                replacing: current,
-                successor: successor,
-                accessToken: accessToken,
-                at: now
-            )
-        }
-        func rotateRefreshToken(
-            _ presented: SecretDigest,
-            replacing current: SecretDigest,
-            successor: RefreshToken,
-            accessToken: AccessToken,
-            startingSession session: StudioSession,
-            at now: Date
-        ) async throws -> RefreshRotation? {
-            await rotating()
-            return try await base.rotateRefreshToken(
-                presented,
-                replacing: current,
-                successor: successor,
-                accessToken: accessToken,
-                startingSession: session,
-                at: now
-            )
-        }
-        func replaceSession(
-            of grant: GrantID,
-            with session: StudioSession,
-            at now: Date
-        ) async throws
-            -> SessionReplacement
-        { try await base.replaceSession(of: grant, with: session, at: now) }
-        func revokeGrant(_ id: GrantID, reason: RevocationReason, at now: Date) async throws -> GrantRevocation {
-            try await base.revokeGrant(id, reason: reason, at: now)
-        }
-        func revokeGrants(of account: AccountID, reason: RevocationReason, at now: Date) async throws -> [Grant] {
-            try await base.revokeGrants(of: account, reason: reason, at: now)
-        }
-        func accessToken(_ digest: SecretDigest) async throws -> AccessTokenLookup? {
-            try await base.accessToken(digest)
-        }
-        func session(_ digest: SecretDigest) async throws -> SessionLookup? { try await base.session(digest) }
-        func grant(_ id: GrantID) async throws -> Grant? { try await base.grant(id) }
-        func grants(of account: AccountID) async throws -> [Grant] { try await base.grants(of: account) }
-        func removeExpired(at now: Date) async throws -> Int { try await base.removeExpired(at: now) }
-    }
-
     /// A 30-second leeway; `T` rotated through another instance, so stale where remembered; then before
     /// two of the engine's rotations after its first look at `T` — a reader's read is its first look, the
     /// remembered path's first rotation is its — the other instance retries `T`, moving its successor on.
     private func contendedRetry(remembering: Bool) async throws -> (Int, [String]) {
         let leeway = EngineConfiguration(refreshTokenReuseLeeway: .seconds(30))
         let harness = try Harness(configuration: leeway)
-        let other = try AuthEngine(
-            configuration: leeway,
-            store: harness.memory,
-            accounts: harness.accounts,
-            rateLimiter: InMemoryRateLimiter(capacity: 100_000),
-            timeSource: harness.clock,
-            randomSource: SeededRandomSource(seed: 0xA11)
-        )
+        let other = try readingInstance(of: harness, configuration: leeway)
         let token = try #require(try await harness.signIn().refreshToken)
         let written = try await storedToken(token, harness)
         #expect(await harness.refresh(token, on: other).status == 200)
         if remembering { harness.faults.remember(written) }
         let contended: Set<Int> = remembering ? [2, 3] : [1, 2]
-        let store = RotationHookStore(harness.faults) { rotation in
+        harness.faults.beforeEachRotation { rotation in
             if contended.contains(rotation) { _ = await harness.refresh(token, on: other) }
         }
-        let engine = try AuthEngine(
-            configuration: leeway,
-            store: store,
-            accounts: harness.accounts,
-            rateLimiter: InMemoryRateLimiter(capacity: 100_000),
-            observer: harness.observer,
-            timeSource: harness.clock,
-            randomSource: harness.random
-        )
         let mark = harness.observer.events.count
-        let response = await harness.refresh(token, on: engine)
+        let response = await harness.refresh(token)
         return (response.status, harness.observer.events.dropFirst(mark).map(\.description))
     }
 

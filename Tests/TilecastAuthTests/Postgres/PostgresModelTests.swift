@@ -29,24 +29,8 @@ struct PostgresModelTests {
             deployment: .stores("two PostgreSQL instances", make: Self.twoInstances)
         )
         let generator = OperationGenerator(concurrentRefreshes: leeway == 0)
-        var statistics = ModelStatistics()
-        for seed in UInt64(1)...UInt64(Self.sequences) {
-            let sequence = generator.sequence(seed: seed, length: Self.length)
-            let (violation, counted) = await checker.runCounting(sequence)
-            statistics += counted
-            if let violation {
-                // Shrinking on a server costs a run per attempt: a few dozen, not the default.
-                let shortest = await checker.shrink(sequence, attempts: 40)
-                Issue.record(
-                    """
-                    seed \(seed) (leeway \(leeway), two PostgreSQL instances): \(violation)
-                    shortest failing sequence found (\(shortest.count) operations):
-                    \(shortest.map { "  \($0)" }.joined(separator: "\n"))
-                    """
-                )
-                return
-            }
-        }
+        // Shrinking on a server costs a run per attempt: a few dozen, not the default.
+        let statistics = await checker.runSeeded(Self.sequences, of: Self.length, from: generator, shrinkAttempts: 40)
         #expect(statistics.operations == Self.sequences * Self.length)
         // The instances answered lookups from what they wrote, and their writes met records the other
         // instance had used up: the remembered path ran on the server, fresh and stale.

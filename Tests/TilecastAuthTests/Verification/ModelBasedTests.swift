@@ -18,23 +18,7 @@ struct ModelBasedTests {
     func engineAgreesWithModel(leeway: Double, deployment: ModelChecker.Deployment) async {
         let checker = ModelChecker(leeway: leeway, deployment: deployment)
         let generator = OperationGenerator(concurrentRefreshes: leeway == 0)
-        var statistics = ModelStatistics()
-        for seed in UInt64(1)...UInt64(Self.sequences) {
-            let sequence = generator.sequence(seed: seed, length: Self.length)
-            let (violation, counted) = await checker.runCounting(sequence)
-            statistics += counted
-            if let violation {
-                let shortest = await checker.shrink(sequence)
-                Issue.record(
-                    """
-                    seed \(seed) (leeway \(leeway), \(deployment)): \(violation)
-                    shortest failing sequence (\(shortest.count) operations):
-                    \(shortest.map { "  \($0)" }.joined(separator: "\n"))
-                    """
-                )
-                return
-            }
-        }
+        let statistics = await checker.runSeeded(Self.sequences, of: Self.length, from: generator)
         // Remembering instances must have answered from memory, and their writes met records the other
         // instance had used up — else the deployment tested a reading engine twice, or fresh records only.
         if case .remembering = deployment {
