@@ -3,25 +3,36 @@
 import Foundation
 import TilecastAuthVerification
 
-/// `tilecast-auth soak --seconds N [--first-seed S] [--length L]`: model-based randomized testing for as
-/// long as it is given — as many seeded sequences as fit, each against a fresh engine and the reference
-/// model. A failure prints its seed and the shortest failing sequence found.
+#if PostgreSQL
+import TilecastAuth
+import TilecastAuthPostgres
+#endif
+
+/// `tilecast-auth soak --seconds N [--first-seed S] [--length L] [--database-url URL]`: model-based
+/// randomized testing for as long as it is given — as many seeded sequences as fit, each against fresh
+/// engines and the reference model, in memory or on PostgreSQL. A failure prints its seed and the
+/// shortest failing sequence found.
 struct SoakCommand: Subcommand {
     static let usage = """
-        usage: tilecast-auth soak [--seconds N] [--first-seed S] [--length L]
+        usage: tilecast-auth soak [--seconds N] [--first-seed S] [--length L] [--database-url URL]
 
-          --seconds      how long to run (default 10)
-          --first-seed   the first sequence's seed; each next sequence takes the next seed (default 1)
-          --length       operations per sequence (default 60)
+          --seconds       how long to run (default 10)
+          --first-seed    the first sequence's seed; each next sequence takes the next seed (default 1)
+          --length        operations per sequence (default 60)
+          --database-url  run every sequence on two PostgresGrantStore instances, each remembering what
+                          it wrote, on a fresh schema of this database, dropped after the sequence (needs
+                          the package trait PostgreSQL)
 
         Every fourth seed runs with a 10-second refresh-token reuse leeway, the others with strict rotation.
-        Seeds 0–3, 8–11, … run one instance reading every record; seeds 4–7, 12–15, … run two instances on
-        one store, each remembering what it wrote (GrantStore's "Remembered records").
+        In memory, seeds 0–3, 8–11, … run one instance reading every record; seeds 4–7, 12–15, … run two
+        instances on one store, each remembering what it wrote (GrantStore's "Remembered records").
         """
 
     var seconds = 10.0
     var firstSeed: UInt64 = 1
     var length = 60
+    /// The database whose fresh schemas the sequences run on; in memory without one.
+    var databaseURL: String?
 
     init(arguments: [String]) throws(UsageError) {
         var remaining = arguments[...]
@@ -41,6 +52,12 @@ struct SoakCommand: Subcommand {
                     throw UsageError("--length needs a positive whole number")
                 }
                 self.length = length
+            case "--database-url":
+                #if PostgreSQL
+                databaseURL = value
+                #else
+                throw UsageError("--database-url needs the package trait PostgreSQL")
+                #endif
             default:
                 throw UsageError("unknown option \(argument)")
             }
@@ -52,10 +69,59 @@ struct SoakCommand: Subcommand {
         seed % 4 == 0 ? 10 : 0
     }
 
-    /// The deployment a seed runs on: in blocks of four seeds, so that both leeways meet both.
-    static func deployment(forSeed seed: UInt64) -> ModelChecker.Deployment {
-        (seed / 4) % 2 == 0 ? .single : .remembering(instances: 2)
+    /// The deployment a seed runs on: on PostgreSQL, two instances; in memory, in blocks of four seeds,
+    /// so that both leeways meet both, one reading instance or two remembering ones.
+    func deployment(forSeed seed: UInt64) -> ModelChecker.Deployment {
+        #if PostgreSQL
+        if let databaseURL { return Self.twoPostgresInstances(databaseURL) }
+        #endif
+        return (seed / 4) % 2 == 0 ? .single : .remembering(instances: 2)
     }
+
+    #if PostgreSQL
+    /// Two migrated stores on a fresh schema of the database at `url`, each remembering what it wrote,
+    /// read back through the first; the schema is dropped when the sequence is over.
+    static func twoPostgresInstances(_ url: String) -> ModelChecker.Deployment {
+        .stores("two PostgreSQL instances") { clients in
+            let schema =
+                "tilecast_soak_"
+                + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
+                .prefix(16)
+            let configuration = try PostgresConfiguration(
+                databaseURL: url,
+                schema: String(schema),
+                maximumConnections: 4
+            )
+            let first = PostgresGrantStore(clients: clients, configuration: configuration)
+            let second = PostgresGrantStore(clients: clients, configuration: configuration)
+            do {
+                try await first.migrate()
+                try await second.migrate()
+            } catch {
+                try? await first.dropSchema()
+                first.close()
+                second.close()
+                throw error
+            }
+            return ModelStores(
+                instances: [first, second],
+                snapshot: { try await first.recordsSnapshot() },
+                rememberedRecords: {
+                    let (first, second) = (first.statistics, second.statistics)
+                    return (
+                        first.rememberedRecordsUsed + second.rememberedRecordsUsed,
+                        first.rememberedRecordsFoundStale + second.rememberedRecordsFoundStale
+                    )
+                },
+                close: {
+                    second.close()
+                    try? await first.dropSchema()
+                    first.close()
+                }
+            )
+        }
+    }
+    #endif
 
     mutating func run() async -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
@@ -64,7 +130,7 @@ struct SoakCommand: Subcommand {
         var statistics = ModelStatistics()
         while Date() < deadline {
             let leeway = Self.leeway(forSeed: seed)
-            let deployment = Self.deployment(forSeed: seed)
+            let deployment = deployment(forSeed: seed)
             let checker = ModelChecker(leeway: leeway, deployment: deployment)
             let sequence = OperationGenerator(concurrentRefreshes: leeway == 0).sequence(seed: seed, length: length)
             let (violation, counted) = await checker.runCounting(sequence)
@@ -77,7 +143,9 @@ struct SoakCommand: Subcommand {
                 for operation in shortest {
                     print("  \(operation)")
                 }
-                print("reproduce: tilecast-auth soak --first-seed \(seed) --seconds 1 --length \(length)")
+                // The URL may hold a password: named, not printed.
+                let database = databaseURL == nil ? "" : " --database-url URL"
+                print("reproduce: tilecast-auth soak --first-seed \(seed) --seconds 1 --length \(length)\(database)")
                 return false
             }
             seed += 1

@@ -31,6 +31,23 @@ public final class InMemoryGrantStore: GrantStore, Sendable {
         public var sessions: [SecretDigest: StudioSession]
         /// When each account last had all its grants revoked, while that still matters.
         public var accountRevocations: [AccountID: Date]
+
+        /// A snapshot of the records given; empty by default — for another store's records read back.
+        package init(
+            codes: [SecretDigest: AuthorizationCode] = [:],
+            grants: [GrantID: Grant] = [:],
+            refreshTokens: [SecretDigest: RefreshToken] = [:],
+            accessTokens: [SecretDigest: AccessToken] = [:],
+            sessions: [SecretDigest: StudioSession] = [:],
+            accountRevocations: [AccountID: Date] = [:]
+        ) {
+            self.codes = codes
+            self.grants = grants
+            self.refreshTokens = refreshTokens
+            self.accessTokens = accessTokens
+            self.sessions = sessions
+            self.accountRevocations = accountRevocations
+        }
     }
 
     private let storage: LockedValue<InMemoryGrantStorage>
