@@ -118,12 +118,11 @@ public enum FaultSweep: Sendable {
         if let broken = world.halfDone() { return broken }
         let unchanged = world.memory.snapshot() == before
 
-        if instance == .remembering, let write = flow.writeNoReaderMakes,
-            world.faults.injectedFaults == [write], !outcome.isCleanFailure
-        {
+        if instance == .remembering, let write = flow.writeNoReaderMakes, world.faults.injectedFaults == [write] {
             // The failed call was the write a remembering instance attempts on a record another used
             // up, which no reader makes; the record read after it decides, as a reader's read does: the
-            // answer and the store are a reader's without any fault. The retry is checked below.
+            // answer and the store are a reader's without any fault — the replay or reuse revoked, not a
+            // 503. The retry is checked below.
             guard try await outcome.summary == answerWithoutFaults(flow) else {
                 return
                     "answered \(outcome.summary) after its \(write.rawValue) failed, where a reader answers otherwise"
