@@ -80,8 +80,8 @@ package final class RememberedRecords: Sendable {
         }
     }
 
-    /// Forgets a code: it was redeemed, or its redemption found it gone or used.
-    /// Forgets a code; whether it was remembered.
+    /// Forgets a code — it was redeemed, or its redemption found it gone or used; whether it was
+    /// remembered.
     private func forgetCode(_ digest: SecretDigest) -> Bool {
         guard capacity > 0 else { return false }
         return storage.withLock { $0.codes.removeValue(forKey: digest) != nil }
@@ -102,8 +102,8 @@ package final class RememberedRecords: Sendable {
         }
     }
 
-    /// Forgets a refresh token whose rotation found it changed, so that the next request reads it.
-    /// Forgets a refresh token; whether it was remembered.
+    /// Forgets a refresh token — its rotation found it changed, so the next request reads it; whether it
+    /// was remembered.
     @discardableResult
     private func forgetRefreshToken(_ digest: SecretDigest) -> Bool {
         guard capacity > 0 else { return false }
