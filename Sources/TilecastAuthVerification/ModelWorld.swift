@@ -54,8 +54,6 @@ struct ModelWorld {
     let engines: [AuthEngine]
     /// A store of the records without faults, for what the checker reads and prunes itself.
     let records: any GrantStore
-    /// Whether the instances remember what they wrote.
-    let remembers: Bool
     private let stores: ModelStores
 
     init(leeway: Double, deployment: ModelChecker.Deployment) async throws {
@@ -80,12 +78,10 @@ struct ModelWorld {
                     )
                 }
             )
-            remembers = !remembering.isEmpty
         case .stores(_, let make):
             stores = try await make(Self.clients)
             faults = stores.instances.map { FaultInjectingStore($0) }
             engineStores = faults
-            remembers = true
         }
         records = stores.instances[0]
         let (clock, accounts, random) = (self.clock, self.accounts, self.random)
