@@ -329,6 +329,9 @@ struct ModelRun {
             return statuses.allSatisfy({ $0 == answer.status })
                 ? nil : "concurrent refresh: expected all \(answer.status), got \(statuses)"
         }
+        if model.leeway > 0 {
+            return await learnRefreshesWithinLeeway(plan, responses, studioSession: studioSession)
+        }
         guard statuses == [200] + Array(repeating: 400, count: count - 1),
             let winner = responses.first(where: { $0.status == 200 }),
             let access = winner.accessToken, let refresh = winner.refreshToken
@@ -343,6 +346,86 @@ struct ModelRun {
         )
         secrets += [access, refresh] + (winner.sessionID.map { [$0] } ?? [])
         _ = model.revoke(model.refreshTokens[index].grant)
+        return nil
+    }
+
+    /// A burst of one token within the reuse leeway (the clock stands still while it runs): every request
+    /// is the first rotation or a retry of it, so each succeeds — or, superseded more often than the
+    /// engine retries, is told to retry (503) having changed nothing — and none revokes the grant. Which
+    /// success rotated last, and whose session replaced the others', depends on scheduling; the store
+    /// says, and it must be one of the answers. The model then takes the successes as if they had come
+    /// one after another, that one last.
+    private mutating func learnRefreshesWithinLeeway(
+        _ plan: ReferenceModel.RefreshPlan,
+        _ responses: [ObservedResponse],
+        studioSession: Bool
+    ) async -> String? {
+        let statuses = responses.map(\.status).sorted()
+        let successes = responses.filter { $0.status == 200 }
+        guard !successes.isEmpty, statuses.allSatisfy({ $0 == 200 || $0 == 503 }) else {
+            return "concurrent refresh within the leeway: expected 200s and 503s, at least one 200, got \(statuses)"
+        }
+        for contended in responses where contended.status == 503 {
+            if let mismatch = contended.mismatch(with: .refused(503, "temporarily_unavailable")) {
+                return "concurrent refresh within the leeway: \(mismatch)"
+            }
+        }
+        for success in successes {
+            if let mismatch = success.mismatch(with: .success(authenticated: plan.startsSession)) {
+                return "concurrent refresh within the leeway: \(mismatch)"
+            }
+        }
+        let presented = model.refreshTokens[plan.presented].value
+        guard let presentedDigest = OpaqueToken(presented: presented, as: .refreshToken)?.digest,
+            let presentedRecord = try? await world.records.refreshToken(presentedDigest)
+        else { return Self.unreadable }
+        let grant = presentedRecord.grant
+        func digest(_ value: String?, _ kind: SecretKind) -> SecretDigest? {
+            value.flatMap { OpaqueToken(presented: $0, as: kind)?.digest }
+        }
+        guard
+            let last = successes.firstIndex(where: {
+                digest($0.refreshToken, .refreshToken) == grant.currentRefreshToken
+            })
+        else { return "concurrent refresh within the leeway: the grant's current token is none of the answers'" }
+        var sessions = successes.map(\.sessionID)
+        if plan.startsSession {
+            guard let live = sessions.firstIndex(where: { digest($0, .studioSession) == grant.session }) else {
+                return "concurrent refresh within the leeway: the grant's session is none of the answers'"
+            }
+            sessions.append(sessions.remove(at: live))
+        }
+        // The lineage as one-after-another retries leave it: the presented token names the current one,
+        // and every other success's token was retired by the retry after it. Checked on the records,
+        // since an answer may not show it until such a token is presented again.
+        guard case .rotated(_, let successor) = presentedRecord.token.state, successor == grant.currentRefreshToken
+        else { return "concurrent refresh within the leeway: the presented token does not name the current one" }
+        for (position, success) in successes.enumerated() where position != last {
+            guard let replaced = digest(success.refreshToken, .refreshToken),
+                case .retired = try? await world.records.refreshToken(replaced)?.token.state
+            else { return "concurrent refresh within the leeway: a replaced successor is not retired" }
+        }
+        statistics.concurrentRetriesWithinLeeway += successes.count - 1
+        var rotations = successes
+        rotations.append(rotations.remove(at: last))
+        let grantIndex = model.refreshTokens[plan.presented].grant
+        for (position, (success, session)) in zip(rotations, sessions).enumerated() {
+            guard let access = success.accessToken, let refresh = success.refreshToken else {
+                return "concurrent refresh within the leeway: a success without a credential"
+            }
+            var step = plan
+            if position > 0, let current = model.grants[grantIndex].currentRefreshToken {
+                step.current = current
+            }
+            model.rotate(
+                step,
+                studioSession: studioSession,
+                accessToken: access,
+                refreshToken: refresh,
+                session: session
+            )
+            secrets += [access, refresh] + (session.map { [$0] } ?? [])
+        }
         return nil
     }
 

@@ -14,6 +14,9 @@ public struct ModelStatistics: Sendable, Equatable {
     public var rememberedRecordsUsed = 0
     /// Remembered records a write found changed since: stale records the remembering instances met.
     public var rememberedRecordsFoundStale = 0
+    /// Refreshes that succeeded as retries of a concurrent refresh of the same token within the reuse
+    /// leeway: in each such burst, the successes after the first.
+    public var concurrentRetriesWithinLeeway = 0
 
     public init() {}
 
@@ -27,5 +30,6 @@ public struct ModelStatistics: Sendable, Equatable {
         lhs.authenticationChecks += rhs.authenticationChecks
         lhs.rememberedRecordsUsed += rhs.rememberedRecordsUsed
         lhs.rememberedRecordsFoundStale += rhs.rememberedRecordsFoundStale
+        lhs.concurrentRetriesWithinLeeway += rhs.concurrentRetriesWithinLeeway
     }
 }

@@ -4,8 +4,9 @@
 /// exchanges and refreshes of things that exist — with every kind of invalid request, replay,
 /// revocation, clock jump and failure mixed in.
 public struct OperationGenerator: Sendable {
-    /// Whether concurrent refresh bursts are generated. Off when the configuration has a reuse leeway,
-    /// where the outcome of a burst depends on scheduling in ways the model does not predict.
+    /// Whether concurrent refresh bursts are generated. With a reuse leeway a burst's successes are
+    /// retries of one another, and which of them rotated last depends on scheduling: the checker reads
+    /// it from the store and requires it to be one of the answers.
     public let concurrentRefreshes: Bool
 
     public init(concurrentRefreshes: Bool = true) {

@@ -28,7 +28,7 @@ struct PostgresModelTests {
             leeway: leeway,
             deployment: .stores("two PostgreSQL instances", make: Self.twoInstances)
         )
-        let generator = OperationGenerator(concurrentRefreshes: leeway == 0)
+        let generator = OperationGenerator()
         // Shrinking on a server costs a run per attempt: a few dozen, not the default.
         let statistics = await checker.runSeeded(Self.sequences, of: Self.length, from: generator, shrinkAttempts: 40)
         #expect(statistics.operations == Self.sequences * Self.length)
@@ -36,6 +36,9 @@ struct PostgresModelTests {
         // instance had used up: the remembered path ran on the server, fresh and stale.
         #expect(statistics.rememberedRecordsUsed > Self.sequences, "\(statistics.rememberedRecordsUsed)")
         #expect(statistics.rememberedRecordsFoundStale > 0, "\(statistics.rememberedRecordsFoundStale)")
+        if leeway > 0 {
+            #expect(statistics.concurrentRetriesWithinLeeway > 0, "\(statistics.concurrentRetriesWithinLeeway)")
+        }
     }
 
     /// Two migrated stores on a fresh schema, read back through the first one.
