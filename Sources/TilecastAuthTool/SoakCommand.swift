@@ -154,7 +154,7 @@ struct SoakCommand: Subcommand {
             separator: ", "
         )
         print(
-            "soak: \(sequences) sequences (seeds \(firstSeed)–\(seed - 1)), \(statistics.operations) operations, \(statistics.requests) requests (\(statuses)), \(statistics.authenticationChecks) authentication checks, \(statistics.revocations) grants revoked, \(statistics.rememberedRecordsUsed) lookups answered from remembered records (\(statistics.rememberedRecordsFoundStale) found stale by a write), \(statistics.concurrentRetriesWithinLeeway) concurrent retries within a leeway, 0 violations"
+            "soak: \(sequences) sequences (seeds \(firstSeed)–\(seed - 1)), \(statistics.operations) operations, \(statistics.requests) requests (\(statuses)), \(statistics.authenticationChecks) authentication checks, \(statistics.revocations) grants revoked, \(statistics.rememberedRecordsUsed) lookups answered from remembered records (\(statistics.rememberedRecordsFoundStale) found stale by a write), \(statistics.concurrentRetriesWithinLeeway) concurrent retries within a leeway (\(statistics.rotationsSupersededInBursts) rotations superseded in them), 0 violations"
         )
         print(
             "soak-result sequences=\(sequences) operations=\(statistics.operations) requests=\(statistics.requests) violations=0"

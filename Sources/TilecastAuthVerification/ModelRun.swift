@@ -312,6 +312,8 @@ struct ModelRun {
         let (answer, revokes, plan) = model.expectRefresh(token: index, studioSession: studioSession, variant: .valid)
         let body = refreshBody(index, .valid)
         let (world, first) = (self.world, instance)
+        guard let before = await snapshot() else { return Self.unreadable }
+        let attemptsBefore = world.rotationAttempts.withLock { $0 }
         let responses = await withTaskGroup(of: ObservedResponse.self) { group in
             for request in 0..<count {
                 group.addTask {
@@ -330,7 +332,14 @@ struct ModelRun {
                 ? nil : "concurrent refresh: expected all \(answer.status), got \(statuses)"
         }
         if model.leeway > 0 {
-            return await learnRefreshesWithinLeeway(plan, responses, studioSession: studioSession)
+            let attempts = world.rotationAttempts.withLock { $0 } - attemptsBefore
+            return await learnRefreshesWithinLeeway(
+                plan,
+                responses,
+                studioSession: studioSession,
+                before: before,
+                rotationAttempts: attempts
+            )
         }
         guard statuses == [200] + Array(repeating: 400, count: count - 1),
             let winner = responses.first(where: { $0.status == 200 }),
@@ -355,15 +364,25 @@ struct ModelRun {
     /// success rotated last, and whose session replaced the others', depends on scheduling; the store
     /// says, and it must be one of the answers. The model then takes the successes as if they had come
     /// one after another, that one last.
+    ///
+    /// `before` is the store as the burst found it, and `rotationAttempts` the rotations its requests
+    /// sent to the stores.
     private mutating func learnRefreshesWithinLeeway(
         _ plan: ReferenceModel.RefreshPlan,
         _ responses: [ObservedResponse],
-        studioSession: Bool
+        studioSession: Bool,
+        before: InMemoryGrantStore.Snapshot,
+        rotationAttempts: Int
     ) async -> String? {
         let statuses = responses.map(\.status).sorted()
         let successes = responses.filter { $0.status == 200 }
         guard !successes.isEmpty, statuses.allSatisfy({ $0 == 200 || $0 == 503 }) else {
             return "concurrent refresh within the leeway: expected 200s and 503s, at least one 200, got \(statuses)"
+        }
+        // A request is told to retry only once it was superseded more often than the engine retries, each
+        // time by a rotation that committed — another request's success — since its last look.
+        guard successes.count == responses.count || successes.count >= AuthEngine.rotationsBeforeContention else {
+            return "concurrent refresh within the leeway: a 503 with only \(successes.count) rotations to supersede it"
         }
         for contended in responses where contended.status == 503 {
             if let mismatch = contended.mismatch(with: .refused(503, "temporarily_unavailable")) {
@@ -405,7 +424,30 @@ struct ModelRun {
                 case .retired = try? await world.records.refreshToken(replaced)?.token.state
             else { return "concurrent refresh within the leeway: a replaced successor is not retired" }
         }
+        // What the burst added is the successes' and nothing more: a 503 wrote nothing, and no two
+        // successes share a secret.
+        guard let after = await snapshot() else { return Self.unreadable }
+        func added<Value>(_ records: KeyPath<InMemoryGrantStore.Snapshot, [SecretDigest: Value]>) -> Set<SecretDigest> {
+            Set(after[keyPath: records].keys).subtracting(before[keyPath: records].keys)
+        }
+        let issuedRefresh = Set(successes.compactMap { digest($0.refreshToken, .refreshToken) })
+        let issuedAccess = Set(successes.compactMap { digest($0.accessToken, .accessToken) })
+        guard issuedRefresh.count == successes.count, issuedAccess.count == successes.count,
+            added(\.refreshTokens) == issuedRefresh, added(\.accessTokens) == issuedAccess,
+            added(\.sessions) == Set(plan.startsSession ? [grant.session].compactMap { $0 } : [])
+        else { return "concurrent refresh within the leeway: the store holds other credentials than the answers'" }
+        // The leeway runs from the first rotation: a retry keeps its time.
+        let firstRotation: Date? =
+            if plan.presented == plan.current {
+                world.clock.now()
+            } else if case .rotated(let rotatedAt, _) = before.refreshTokens[presentedDigest]?.state {
+                rotatedAt
+            } else { nil }
+        guard case .rotated(let rotatedAt, _) = presentedRecord.token.state, rotatedAt == firstRotation else {
+            return "concurrent refresh within the leeway: the presented token's rotation time moved"
+        }
         statistics.concurrentRetriesWithinLeeway += successes.count - 1
+        statistics.rotationsSupersededInBursts += rotationAttempts - successes.count
         var rotations = successes
         rotations.append(rotations.remove(at: last))
         let grantIndex = model.refreshTokens[plan.presented].grant

@@ -17,6 +17,9 @@ public struct ModelStatistics: Sendable, Equatable {
     /// Refreshes that succeeded as retries of a concurrent refresh of the same token within the reuse
     /// leeway: in each such burst, the successes after the first.
     public var concurrentRetriesWithinLeeway = 0
+    /// Rotations of such bursts that another request's rotation superseded (or that failed): the
+    /// bursts' requests raced, rather than ran one after another.
+    public var rotationsSupersededInBursts = 0
 
     public init() {}
 
@@ -31,5 +34,6 @@ public struct ModelStatistics: Sendable, Equatable {
         lhs.rememberedRecordsUsed += rhs.rememberedRecordsUsed
         lhs.rememberedRecordsFoundStale += rhs.rememberedRecordsFoundStale
         lhs.concurrentRetriesWithinLeeway += rhs.concurrentRetriesWithinLeeway
+        lhs.rotationsSupersededInBursts += rhs.rotationsSupersededInBursts
     }
 }

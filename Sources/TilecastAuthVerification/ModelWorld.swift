@@ -50,6 +50,9 @@ struct ModelWorld {
     let clock = ManualTimeSource(start)
     let random = SeededRandomSource(seed: 0x0DE1)
     let accounts = InMemoryAccountDirectory(activeAccounts: ["account-0", "account-1"])
+    /// Rotations that reached the stores, whatever their outcome: a burst's beyond its successes were
+    /// superseded by another request's, or failed.
+    let rotationAttempts = LockedValue(0)
     /// The engines, one per instance of the deployment.
     let engines: [AuthEngine]
     /// A store of the records without faults, for what the checker reads and prunes itself.
@@ -84,6 +87,16 @@ struct ModelWorld {
             engineStores = faults
         }
         records = stores.instances[0]
+        // Every rotation lets the other tasks run between its request's first look at the token and its
+        // write, so that a burst's requests interleave there — in memory, where nothing else waits, they
+        // would mostly run one after another.
+        let attempts = rotationAttempts
+        for store in faults {
+            store.beforeEachRotation { _ in
+                attempts.withLock { $0 += 1 }
+                await Task.yield()
+            }
+        }
         let (clock, accounts, random) = (self.clock, self.accounts, self.random)
         self.engines = try engineStores.map { store in
             try AuthEngine(

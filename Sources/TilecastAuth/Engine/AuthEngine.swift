@@ -35,6 +35,11 @@ public struct AuthEngine: Sendable {
     let inMemoryRateLimiter: InMemoryRateLimiter?
     let inMemoryAccounts: InMemoryAccountDirectory?
 
+    /// The most rotations one refresh makes within a reuse leeway, each after another request's rotation
+    /// superseded the one before, until it is told to retry (503): for the model checker's bound on how
+    /// many rotations a burst must have seen commit before answering so.
+    package static var rotationsBeforeContention: Int { Int(ExchangeStateMachine.maximumRotations) }
+
     /// The validated configuration.
     public var configuration: EngineConfiguration { settings.configuration }
     var randomSource: any RandomSource { settings.randomSource }

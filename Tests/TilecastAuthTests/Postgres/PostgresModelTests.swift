@@ -38,6 +38,7 @@ struct PostgresModelTests {
         #expect(statistics.rememberedRecordsFoundStale > 0, "\(statistics.rememberedRecordsFoundStale)")
         if leeway > 0 {
             #expect(statistics.concurrentRetriesWithinLeeway > 0, "\(statistics.concurrentRetriesWithinLeeway)")
+            #expect(statistics.rotationsSupersededInBursts > 0, "\(statistics.rotationsSupersededInBursts)")
         }
     }
 

@@ -28,6 +28,7 @@ struct ModelBasedTests {
         // With a leeway, bursts of one token must have had retries succeed, else they were not tested.
         if leeway > 0 {
             #expect(statistics.concurrentRetriesWithinLeeway > 0, "\(statistics.concurrentRetriesWithinLeeway)")
+            #expect(statistics.rotationsSupersededInBursts > 0, "\(statistics.rotationsSupersededInBursts)")
         }
     }
 }
