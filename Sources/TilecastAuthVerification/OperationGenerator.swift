@@ -3,15 +3,12 @@
 /// Generates random operation sequences, weighted towards the operations that reach deep states —
 /// exchanges and refreshes of things that exist — with every kind of invalid request, replay,
 /// revocation, clock jump and failure mixed in.
+///
+/// Concurrent refresh bursts are generated with and without a reuse leeway: with one, a burst's successes
+/// are retries of one another, and which of them rotated last depends on scheduling, so the checker reads
+/// it from the store and requires it to be one of the answers.
 public struct OperationGenerator: Sendable {
-    /// Whether concurrent refresh bursts are generated. With a reuse leeway a burst's successes are
-    /// retries of one another, and which of them rotated last depends on scheduling: the checker reads
-    /// it from the store and requires it to be one of the answers.
-    public let concurrentRefreshes: Bool
-
-    public init(concurrentRefreshes: Bool = true) {
-        self.concurrentRefreshes = concurrentRefreshes
-    }
+    public init() {}
 
     /// A sequence of `length` operations from `seed`.
     public func sequence(seed: UInt64, length: Int) -> [ModelOperation] {
@@ -34,7 +31,6 @@ public struct OperationGenerator: Sendable {
         case 33..<63: return .refresh(token: pick, studioSession: studio, variant: variant)
         case 63..<65: return .concurrentExchange(code: pick, count: Int.random(in: 2...6, using: &random))
         case 65..<67:
-            guard concurrentRefreshes else { return .refresh(token: pick, studioSession: studio, variant: .valid) }
             return .concurrentRefresh(
                 token: pick,
                 count: Int.random(in: 2...6, using: &random),
