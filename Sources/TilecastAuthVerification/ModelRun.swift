@@ -345,6 +345,21 @@ struct ModelRun {
             let winner = responses.first(where: { $0.status == 200 }),
             let access = winner.accessToken, let refresh = winner.refreshToken
         else { return "concurrent refresh: expected one 200 and \(count - 1) × 400, got \(statuses)" }
+        // The losers were refused as reuse, so nothing the burst added is theirs: only the winner's
+        // credentials, and its session if it started before a loser's reuse revoked the grant.
+        guard let after = await snapshot() else { return Self.unreadable }
+        let winners = Set(
+            [
+                Self.digest(refresh, .refreshToken), Self.digest(access, .accessToken),
+                Self.digest(winner.sessionID, .studioSession),
+            ]
+            .compactMap { $0 }
+        )
+        guard
+            Self.added(\.refreshTokens, from: before, to: after)
+                .union(Self.added(\.accessTokens, from: before, to: after))
+                .union(Self.added(\.sessions, from: before, to: after)).isSubset(of: winners)
+        else { return "concurrent refresh: the store holds credentials besides the winner's" }
         // The winner's session may or may not have started before a loser's reuse revoked the grant.
         model.rotate(
             plan,
@@ -399,17 +414,14 @@ struct ModelRun {
             let presentedRecord = try? await world.records.refreshToken(presentedDigest)
         else { return Self.unreadable }
         let grant = presentedRecord.grant
-        func digest(_ value: String?, _ kind: SecretKind) -> SecretDigest? {
-            value.flatMap { OpaqueToken(presented: $0, as: kind)?.digest }
-        }
         guard
             let last = successes.firstIndex(where: {
-                digest($0.refreshToken, .refreshToken) == grant.currentRefreshToken
+                Self.digest($0.refreshToken, .refreshToken) == grant.currentRefreshToken
             })
         else { return "concurrent refresh within the leeway: the grant's current token is none of the answers'" }
         var sessions = successes.map(\.sessionID)
         if plan.startsSession {
-            guard let live = sessions.firstIndex(where: { digest($0, .studioSession) == grant.session }) else {
+            guard let live = sessions.firstIndex(where: { Self.digest($0, .studioSession) == grant.session }) else {
                 return "concurrent refresh within the leeway: the grant's session is none of the answers'"
             }
             sessions.append(sessions.remove(at: live))
@@ -420,7 +432,7 @@ struct ModelRun {
         guard case .rotated(_, let successor) = presentedRecord.token.state, successor == grant.currentRefreshToken
         else { return "concurrent refresh within the leeway: the presented token does not name the current one" }
         for (position, success) in successes.enumerated() where position != last {
-            guard let replaced = digest(success.refreshToken, .refreshToken),
+            guard let replaced = Self.digest(success.refreshToken, .refreshToken),
                 case .retired = try? await world.records.refreshToken(replaced)?.token.state
             else { return "concurrent refresh within the leeway: a replaced successor is not retired" }
         }
@@ -428,10 +440,10 @@ struct ModelRun {
         // successes share a secret.
         guard let after = await snapshot() else { return Self.unreadable }
         func added<Value>(_ records: KeyPath<InMemoryGrantStore.Snapshot, [SecretDigest: Value]>) -> Set<SecretDigest> {
-            Set(after[keyPath: records].keys).subtracting(before[keyPath: records].keys)
+            Self.added(records, from: before, to: after)
         }
-        let issuedRefresh = Set(successes.compactMap { digest($0.refreshToken, .refreshToken) })
-        let issuedAccess = Set(successes.compactMap { digest($0.accessToken, .accessToken) })
+        let issuedRefresh = Set(successes.compactMap { Self.digest($0.refreshToken, .refreshToken) })
+        let issuedAccess = Set(successes.compactMap { Self.digest($0.accessToken, .accessToken) })
         guard issuedRefresh.count == successes.count, issuedAccess.count == successes.count,
             added(\.refreshTokens) == issuedRefresh, added(\.accessTokens) == issuedAccess,
             added(\.sessions) == Set(plan.startsSession ? [grant.session].compactMap { $0 } : [])
@@ -469,6 +481,20 @@ struct ModelRun {
             secrets += [access, refresh] + (session.map { [$0] } ?? [])
         }
         return nil
+    }
+
+    /// The digest of a secret an answer carried, as the store keys it.
+    private static func digest(_ value: String?, _ kind: SecretKind) -> SecretDigest? {
+        value.flatMap { OpaqueToken(presented: $0, as: kind)?.digest }
+    }
+
+    /// The keys of `records` that `after` holds and `before` did not.
+    private static func added<Value>(
+        _ records: KeyPath<InMemoryGrantStore.Snapshot, [SecretDigest: Value]>,
+        from before: InMemoryGrantStore.Snapshot,
+        to after: InMemoryGrantStore.Snapshot
+    ) -> Set<SecretDigest> {
+        Set(after[keyPath: records].keys).subtracting(before[keyPath: records].keys)
     }
 
     // MARK: Invariants
