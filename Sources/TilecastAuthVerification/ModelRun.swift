@@ -327,9 +327,11 @@ struct ModelRun {
             statistics.statuses[status, default: 0] += 1
         }
         guard answer.status == 200, let plan else {
+            guard statuses.allSatisfy({ $0 == answer.status }) else {
+                return "concurrent refresh: expected all \(answer.status), got \(statuses)"
+            }
             if let revokes { _ = model.revoke(revokes) }
-            return statuses.allSatisfy({ $0 == answer.status })
-                ? nil : "concurrent refresh: expected all \(answer.status), got \(statuses)"
+            return await refusalChangedNothing(before, revoked: revokes.map { model.grants[$0].engineID })
         }
         if model.leeway > 0 {
             let attempts = world.rotationAttempts.withLock { $0 } - attemptsBefore
