@@ -65,6 +65,132 @@ struct PostgresOperationsTests {
         #expect(try await store.removeExpired(at: later.addingTimeInterval(601)) >= 1)
     }
 
+    /// What the database itself accepts in a secret's column, whatever the library sends: a raw secret
+    /// (43 characters of base64url), a digest in hex (64) or a truncated one never reaches a row. Since
+    /// migration 8 the rules are the columns' domains rather than table constraints; every column keeps
+    /// its rule, and a 32-byte digest still goes in, so a rule that refused everything fails here too.
+    @Test("Every secret's column takes only 32-byte digests, and a refresh token's state only 0, 1 or 2")
+    func secretColumnsTakeOnlyDigests() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
+        defer { store.close() }
+        let schema = store.configuration.quotedSchema
+        let grant = "'\(UUID().uuidString.lowercased())'"
+        try await store.execute(
+            script: """
+                INSERT INTO \(schema).grants (id, client_id, account_id, scope, created_at, expires_at)
+                VALUES (\(grant), 'tilecast-ios', 'account-1', 'profile', 0, 1e9)
+                """
+        )
+        var fills = 0
+        /// A `bytea` literal of `length` bytes, each write's own.
+        func digest(_ length: Int = 32) -> String {
+            fills += 1
+            return "'\\x" + String(repeating: String(format: "%02x", fills % 256), count: length) + "'"
+        }
+        let writes: [(column: String, sql: (String) -> String)] = [
+            (
+                "codes.digest",
+                {
+                    """
+                    INSERT INTO \(schema).codes (digest, client_id, account_id, redirect_uri, scope, issued_at, expires_at)
+                    VALUES (\($0), 'tilecast-ios', 'account-1', 'tilecast-ios://oauth/callback', 'profile', 0, 1e9)
+                    """
+                }
+            ),
+            (
+                "grants.current_refresh_token",
+                { "UPDATE \(schema).grants SET current_refresh_token = \($0) WHERE id = \(grant)" }
+            ),
+            ("grants.session", { "UPDATE \(schema).grants SET session = \($0) WHERE id = \(grant)" }),
+            (
+                "refresh_tokens.digest",
+                { "INSERT INTO \(schema).refresh_tokens VALUES (\($0), \(grant), 0, 1e9, 0, NULL, NULL)" }
+            ),
+            (
+                "refresh_tokens.successor",
+                { "INSERT INTO \(schema).refresh_tokens VALUES (\(digest()), \(grant), 0, 1e9, 1, 0, \($0))" }
+            ),
+            ("access_tokens.digest", { "INSERT INTO \(schema).access_tokens VALUES (\($0), \(grant), 0, 1e9)" }),
+            ("sessions.digest", { "INSERT INTO \(schema).sessions VALUES (\($0), \(grant), 0, 1e9)" }),
+        ]
+        for (column, sql) in writes {
+            try await store.execute(script: sql(digest()))
+            for length in [0, 31, 33, 43, 64] {
+                let error = await #expect(throws: PostgresError.self, "\(column) took \(length) bytes") {
+                    try await store.execute(script: sql(digest(length)))
+                }
+                #expect(error?.sqlState == "23514", "\(column), \(length) bytes: \(String(describing: error))")
+            }
+        }
+        let state = { (state: Int) in
+            "INSERT INTO \(schema).refresh_tokens VALUES (\(digest()), \(grant), 0, 1e9, \(state), 0, NULL)"
+        }
+        try await store.execute(script: state(2))
+        for unknown in [-1, 3, 7] {
+            let error = await #expect(throws: PostgresError.self, "a refresh token took state \(unknown)") {
+                try await store.execute(script: state(unknown))
+            }
+            #expect(error?.sqlState == "23514")
+        }
+    }
+
+    /// Migration 8 changes the type of a secret's column on a database in use. A domain with its check
+    /// already in place would make PostgreSQL rewrite every such table and its indexes, holding their
+    /// exclusive locks throughout; created bare and checked after, the change is a catalog update.
+    @Test("Migration 8 moves the columns to their domains without rewriting a table or an index, and keeps every row")
+    func migrationEightRewritesNothing() async throws {
+        let schema = PostgresTestDatabase.uniqueSchema()
+        let store = PostgresGrantStore(
+            clients: Self.clients,
+            configuration: try PostgresTestDatabase.configuration(schema: schema)
+        )
+        defer { store.close() }
+        let quoted = "\"\(schema)\""
+        // Versions 1 to 7, as the release before left a database.
+        var script = """
+            CREATE SCHEMA \(quoted);
+            CREATE TABLE \(quoted).schema_migrations (
+                version integer PRIMARY KEY, summary text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+            """
+        for migration in PostgresSchema.migrations where migration.version <= 7 {
+            script += PostgresSchema.sql(migration, schema: quoted) + ";\n"
+            script +=
+                migration.version >= PostgresSchema.compatibilityRecordedFrom
+                ? "INSERT INTO \(quoted).schema_migrations (version, summary, oldest_compatible) VALUES (\(migration.version), 'v', \(migration.oldestCompatible));\n"
+                : "INSERT INTO \(quoted).schema_migrations (version, summary) VALUES (\(migration.version), 'v');\n"
+        }
+        try await store.execute(script: script)
+        #expect(try await store.schemaVersion() == 7)
+        let now = Date()
+        let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-1", at: now)
+        let (grant, token) = try await PostgresTestDatabase.createGrant(
+            in: store,
+            account: "account-1",
+            at: now,
+            refreshTokenLifetime: 3600
+        )
+        let successor = try await PostgresTestDatabase.rotate(
+            token,
+            of: grant,
+            in: store,
+            at: now,
+            successorLifetime: 3600
+        )
+        let before = try await store.storageFiles()
+        #expect(before.count >= 10, "the tables and their indexes: \(before)")
+
+        #expect(try await store.migrate() == [8])
+        #expect(try await store.storageFiles() == before)
+        #expect(try await store.authorizationCode(code.digest) != nil)
+        let lookup = try await store.refreshToken(successor.digest)
+        #expect(lookup?.grant.id == grant && lookup?.grant.currentRefreshToken == successor.digest)
+        #expect(
+            try await store.refreshToken(token.digest)?.token.state
+                == .rotated(rotatedAt: now, successor: successor.digest)
+        )
+        _ = try await PostgresTestDatabase.rotate(successor, of: grant, in: store, at: now, successorLifetime: 3600)
+    }
+
     @Test("The server's durability settings are read in order, as the server itself reports them")
     func durabilitySettings() async throws {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
@@ -1039,6 +1165,29 @@ extension PostgresGrantStore {
                 functions.append((try row.text(0), try row.optionalText(1)))
             }
             return functions
+        }
+    }
+
+    /// Each table and index of the store's schema with the file its data is in (`pg_class.relfilenode`),
+    /// which a rewrite replaces.
+    func storageFiles() async throws -> [String: Int] {
+        let statement = PostgresStatement(
+            name: "test_storage_files",
+            sql: """
+                SELECT c.relname::text, c.relfilenode::int8 FROM pg_class c
+                JOIN pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = $1 AND c.relkind IN ('r', 'i')
+                """
+        )
+        let schema: PostgresValue = .text(configuration.schema)
+        return try await pool.withConnection(idempotent: true) { connection throws(PostgresError) in
+            let result = try connection.execute(statement, [schema])
+            var files: [String: Int] = [:]
+            for index in 0..<result.rowCount {
+                let row = result.row(index)
+                files[try row.text(0)] = Int(try row.int8(1))
+            }
+            return files
         }
     }
 
