@@ -136,6 +136,14 @@ final class PostgresConnection: @unchecked Sendable {
         return try check(try result.get(), statement: statement.name)
     }
 
+    /// Discards every statement prepared on the connection, on the server and here, so that each is
+    /// prepared again when next executed: for statements PostgreSQL refuses because a migration changed
+    /// the row type they return (``PostgresError/isStalePreparedStatement``).
+    func discardPreparedStatements() throws(PostgresError) {
+        try execute(script: "DEALLOCATE ALL")
+        prepared.removeAll()
+    }
+
     /// Executes SQL text without parameters — several statements separated by semicolons — for schema
     /// migrations.
     func execute(script: String) throws(PostgresError) {

@@ -45,6 +45,15 @@ public struct PostgresError: Error, Sendable, Hashable {
     var isTransient: Bool {
         sqlState == "40001" || sqlState == "40P01"
     }
+
+    /// Whether the server may have refused a prepared statement because the row type it returns changed
+    /// since it was prepared — a migration changed a column's type: "cached plan must not change result
+    /// type", SQLSTATE 0A000, raised before the statement runs and again on every later call until the
+    /// statement is prepared afresh. 0A000 is `feature_not_supported`, which other refusals share (the
+    /// message is not compared: the server may translate it); those fail again once prepared afresh.
+    var isStalePreparedStatement: Bool {
+        sqlState == "0A000"
+    }
 }
 
 extension PostgresError: CustomStringConvertible {

@@ -87,8 +87,7 @@ enum PostgresSchema {
         Migration(
             version: 8,
             summary: "a digest's length and a refresh token's state checked by their columns' domains",
-            sql: version8,
-            oldestCompatible: 4
+            sql: version8
         ),
     ]
 
@@ -1156,8 +1155,11 @@ enum PostgresSchema {
     /// every table's exclusive lock for as long); the checks are added after, `NOT VALID`, and apply to
     /// every value written from then on. The rows already stored were checked by the table constraints
     /// this migration drops in the same transaction. A column of a domain is sent to clients as its base
-    /// type, and statements written for `bytea` and `smallint` are unchanged, so versions 4 to 7 keep
-    /// working.
+    /// type, and statements written for `bytea` and `smallint` are unchanged, but PostgreSQL refuses a
+    /// statement prepared before the change that returns one of these columns ("cached plan must not
+    /// change result type"), on every call until it is prepared again, which versions before 8 never do:
+    /// this migration needs its own version, so instances of earlier versions stop before it is applied.
+    /// From version 8 on the pool prepares such statements again (``PostgresConnectionPool``).
     private static let version8 = """
         CREATE DOMAIN {schema}.sha256_digest AS bytea;
         CREATE DOMAIN {schema}.refresh_token_state AS smallint;

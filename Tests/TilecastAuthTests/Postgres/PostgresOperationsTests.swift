@@ -191,6 +191,49 @@ struct PostgresOperationsTests {
         _ = try await PostgresTestDatabase.rotate(successor, of: grant, in: store, at: now, successorLifetime: 3600)
     }
 
+    /// A migration that changes the type of a column a prepared statement returns — as migration 8 did,
+    /// from `bytea` to a domain — makes PostgreSQL refuse that statement on every connection that prepared
+    /// it before ("cached plan must not change result type", SQLSTATE 0A000), call after call, until it is
+    /// prepared again. An instance running while another migrates must not be left failing its lookups.
+    @Test(
+        "A statement prepared before a migration changed its result's type is prepared again, and the lookup goes through"
+    )
+    func statementsPreparedBeforeATypeChangeArePreparedAgain() async throws {
+        let store = try await PostgresTestDatabase.makeStore(clients: Self.clients, maximumConnections: 1)
+        defer { store.close() }
+        let now = Date()
+        let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-1", at: now)
+        let (grant, token) = try await PostgresTestDatabase.createGrant(
+            in: store,
+            account: "account-1",
+            at: now,
+            refreshTokenLifetime: 3600
+        )
+        // Prepared on the pool's one connection.
+        #expect(try await store.authorizationCode(code.digest) != nil)
+        #expect(try await store.refreshToken(token.digest)?.grant.id == grant)
+
+        let schema = store.configuration.quotedSchema
+        let migration = try PostgresConnection.open(store.configuration)
+        try migration.execute(
+            script: """
+                CREATE DOMAIN \(schema).account_name AS text;
+                ALTER TABLE \(schema).codes ALTER COLUMN account_id TYPE \(schema).account_name;
+                ALTER TABLE \(schema).grants ALTER COLUMN account_id TYPE \(schema).account_name;
+                """
+        )
+        #expect(try await store.authorizationCode(code.digest)?.account == "account-1")
+        #expect(try await store.refreshToken(token.digest)?.grant.account == "account-1")
+        let successor = try await PostgresTestDatabase.rotate(
+            token,
+            of: grant,
+            in: store,
+            at: now,
+            successorLifetime: 3600
+        )
+        #expect(try await store.refreshToken(successor.digest)?.grant.currentRefreshToken == successor.digest)
+    }
+
     @Test("The server's durability settings are read in order, as the server itself reports them")
     func durabilitySettings() async throws {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients)
