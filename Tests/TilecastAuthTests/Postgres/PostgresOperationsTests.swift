@@ -30,22 +30,8 @@ struct PostgresOperationsTests {
 
     @Test("A database at version 1, with codes and grants in it, migrates to the current version and keeps working")
     func upgradeFromVersionOne() async throws {
-        let schema = PostgresTestDatabase.uniqueSchema()
-        let store = PostgresGrantStore(
-            clients: Self.clients,
-            configuration: try PostgresTestDatabase.configuration(schema: schema)
-        )
         // Version 1 only, as a deployment of the previous release left it.
-        let quoted = "\"\(schema)\""
-        try await store.execute(
-            script: """
-                CREATE SCHEMA \(quoted);
-                CREATE TABLE \(quoted).schema_migrations (
-                    version integer PRIMARY KEY, summary text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
-                \(PostgresSchema.sql(PostgresSchema.migrations[0], schema: quoted))
-                INSERT INTO \(quoted).schema_migrations (version, summary) VALUES (1, 'version 1');
-                """
-        )
+        let store = try await PostgresTestDatabase.store(migratedUpTo: 1, clients: Self.clients)
         let now = Date()
         let redeemedBefore = try await PostgresTestDatabase.insertCode(into: store, account: "account-1", at: now)
         let pending = try await PostgresTestDatabase.insertCode(into: store, account: "account-1", at: now)
@@ -139,43 +125,13 @@ struct PostgresOperationsTests {
     /// exclusive locks throughout; created bare and checked after, the change is a catalog update.
     @Test("Migration 8 moves the columns to their domains without rewriting a table or an index, and keeps every row")
     func migrationEightRewritesNothing() async throws {
-        let schema = PostgresTestDatabase.uniqueSchema()
-        let store = PostgresGrantStore(
-            clients: Self.clients,
-            configuration: try PostgresTestDatabase.configuration(schema: schema)
-        )
-        defer { store.close() }
-        let quoted = "\"\(schema)\""
         // Versions 1 to 7, as the release before left a database.
-        var script = """
-            CREATE SCHEMA \(quoted);
-            CREATE TABLE \(quoted).schema_migrations (
-                version integer PRIMARY KEY, summary text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
-            """
-        for migration in PostgresSchema.migrations where migration.version <= 7 {
-            script += PostgresSchema.sql(migration, schema: quoted) + ";\n"
-            script +=
-                migration.version >= PostgresSchema.compatibilityRecordedFrom
-                ? "INSERT INTO \(quoted).schema_migrations (version, summary, oldest_compatible) VALUES (\(migration.version), 'v', \(migration.oldestCompatible));\n"
-                : "INSERT INTO \(quoted).schema_migrations (version, summary) VALUES (\(migration.version), 'v');\n"
-        }
-        try await store.execute(script: script)
+        let store = try await PostgresTestDatabase.store(migratedUpTo: 7, clients: Self.clients)
+        defer { store.close() }
         #expect(try await store.schemaVersion() == 7)
         let now = Date()
-        let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-1", at: now)
-        let (grant, token) = try await PostgresTestDatabase.createGrant(
-            in: store,
-            account: "account-1",
-            at: now,
-            refreshTokenLifetime: 3600
-        )
-        let successor = try await PostgresTestDatabase.rotate(
-            token,
-            of: grant,
-            in: store,
-            at: now,
-            successorLifetime: 3600
-        )
+        let (code, grant, token) = try await PostgresTestDatabase.codeAndGrant(in: store, account: "account-1", at: now)
+        let successor = try await PostgresTestDatabase.rotate(token, of: grant, in: store, at: now)
         let before = try await store.storageFiles()
         #expect(before.count >= 10, "the tables and their indexes: \(before)")
 
@@ -188,7 +144,7 @@ struct PostgresOperationsTests {
             try await store.refreshToken(token.digest)?.token.state
                 == .rotated(rotatedAt: now, successor: successor.digest)
         )
-        _ = try await PostgresTestDatabase.rotate(successor, of: grant, in: store, at: now, successorLifetime: 3600)
+        _ = try await PostgresTestDatabase.rotate(successor, of: grant, in: store, at: now)
     }
 
     /// A migration that changes the type of a column a prepared statement returns — as migration 8 did,
@@ -202,13 +158,7 @@ struct PostgresOperationsTests {
         let store = try await PostgresTestDatabase.makeStore(clients: Self.clients, maximumConnections: 1)
         defer { store.close() }
         let now = Date()
-        let code = try await PostgresTestDatabase.insertCode(into: store, account: "account-1", at: now)
-        let (grant, token) = try await PostgresTestDatabase.createGrant(
-            in: store,
-            account: "account-1",
-            at: now,
-            refreshTokenLifetime: 3600
-        )
+        let (code, grant, token) = try await PostgresTestDatabase.codeAndGrant(in: store, account: "account-1", at: now)
         // Prepared on the pool's one connection.
         #expect(try await store.authorizationCode(code.digest) != nil)
         #expect(try await store.refreshToken(token.digest)?.grant.id == grant)
@@ -224,13 +174,7 @@ struct PostgresOperationsTests {
         )
         #expect(try await store.authorizationCode(code.digest)?.account == "account-1")
         #expect(try await store.refreshToken(token.digest)?.grant.account == "account-1")
-        let successor = try await PostgresTestDatabase.rotate(
-            token,
-            of: grant,
-            in: store,
-            at: now,
-            successorLifetime: 3600
-        )
+        let successor = try await PostgresTestDatabase.rotate(token, of: grant, in: store, at: now)
         #expect(try await store.refreshToken(successor.digest)?.grant.currentRefreshToken == successor.digest)
     }
 

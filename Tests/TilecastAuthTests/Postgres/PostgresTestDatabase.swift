@@ -25,6 +25,30 @@ extension PostgresTestDatabase {
         return store
     }
 
+    /// A store on a fresh schema to which migrations 1 to `version` alone were applied, each recorded as
+    /// ``PostgresGrantStore/migrate()`` records it: a database as a release at that version left it.
+    static func store(migratedUpTo version: Int, clients: [Client]) async throws -> PostgresGrantStore {
+        let store = PostgresGrantStore(clients: clients, configuration: try configuration(schema: uniqueSchema()))
+        let quoted = store.configuration.quotedSchema
+        var script = """
+            CREATE SCHEMA \(quoted);
+            CREATE TABLE \(quoted).schema_migrations (
+                version integer PRIMARY KEY, summary text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now());
+
+            """
+        for migration in PostgresSchema.migrations where migration.version <= version {
+            script += PostgresSchema.sql(migration, schema: quoted) + ";\n"
+            script +=
+                migration.version >= PostgresSchema.compatibilityRecordedFrom
+                ? "INSERT INTO \(quoted).schema_migrations (version, summary, oldest_compatible) "
+                    + "VALUES (\(migration.version), 'version \(migration.version)', \(migration.oldestCompatible));\n"
+                : "INSERT INTO \(quoted).schema_migrations (version, summary) "
+                    + "VALUES (\(migration.version), 'version \(migration.version)');\n"
+        }
+        try await store.execute(script: script)
+        return store
+    }
+
     /// Inserts a code of the iOS client for `account`, issued at `now` and good for a minute, and returns
     /// its secret.
     static func insertCode(
@@ -85,6 +109,18 @@ extension PostgresTestDatabase {
         return (issuance.grant.id, token)
     }
 
+    /// A pending code of `account` and a grant of `account` with its current refresh token (living an
+    /// hour), both made at `now`: a record of each kind a lookup reads.
+    static func codeAndGrant(
+        in store: PostgresGrantStore,
+        account: AccountID,
+        at now: Date
+    ) async throws -> (code: OpaqueToken, grant: GrantID, token: RefreshToken) {
+        let code = try await insertCode(into: store, account: account, at: now)
+        let (grant, token) = try await createGrant(in: store, account: account, at: now, refreshTokenLifetime: 3600)
+        return (code, grant, token)
+    }
+
     /// Rotates `grant`'s current token `presented` at `now`, as a first refresh does, to a successor
     /// living `successorLifetime` seconds, and returns the successor.
     static func rotate(
@@ -92,7 +128,7 @@ extension PostgresTestDatabase {
         of grant: GrantID,
         in store: PostgresGrantStore,
         at now: Date,
-        successorLifetime: TimeInterval
+        successorLifetime: TimeInterval = 3600
     ) async throws -> RefreshToken {
         let successor = refreshToken(of: grant, at: now, lifetime: successorLifetime)
         let outcome = try await store.rotateRefreshToken(
