@@ -111,8 +111,33 @@ final class PostgresConnection: @unchecked Sendable {
     }
 
     /// Executes a prepared statement with binary parameters and binary results.
+    ///
+    /// A statement prepared by an earlier call that the server now refuses as stale — a migration changed
+    /// the type of a column it returns ("cached plan must not change result type", SQLSTATE 0A000, raised
+    /// before the statement runs and again on every later call) — is prepared afresh and executed once
+    /// more, outside a transaction only: the refused call ran nothing and left nothing to roll back, where
+    /// inside one the transaction is already aborted. Statements prepared before the change are discarded
+    /// one by one as each is refused.
     func execute(_ statement: PostgresStatement, _ parameters: [PostgresValue]) throws(PostgresError) -> PostgresResult
     {
+        let preparedBefore = prepared.contains(statement.name)
+        do throws(PostgresError) {
+            return try executePrepared(statement, parameters)
+        } catch {
+            guard preparedBefore, error.isStalePreparedStatement, PQtransactionStatus(handle) == PQTRANS_IDLE else {
+                throw error
+            }
+            try execute(script: "DEALLOCATE \"\(statement.name)\"")
+            prepared.remove(statement.name)
+            return try executePrepared(statement, parameters)
+        }
+    }
+
+    /// Prepares `statement` on the connection unless it was, then executes it.
+    private func executePrepared(
+        _ statement: PostgresStatement,
+        _ parameters: [PostgresValue]
+    ) throws(PostgresError) -> PostgresResult {
         if !prepared.contains(statement.name) {
             let types = parameters.map { $0.type.rawValue }
             roundTrips += 1
@@ -134,14 +159,6 @@ final class PostgresConnection: @unchecked Sendable {
             }
         }
         return try check(try result.get(), statement: statement.name)
-    }
-
-    /// Discards every statement prepared on the connection, on the server and here, so that each is
-    /// prepared again when next executed: for statements PostgreSQL refuses because a migration changed
-    /// the row type they return (``PostgresError/isStalePreparedStatement``).
-    func discardPreparedStatements() throws(PostgresError) {
-        try execute(script: "DEALLOCATE ALL")
-        prepared.removeAll()
     }
 
     /// Executes SQL text without parameters — several statements separated by semicolons — for schema

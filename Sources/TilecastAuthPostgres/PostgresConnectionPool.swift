@@ -12,9 +12,7 @@ import TilecastAuth
 /// Connections open lazily. One found closed before use — the server restarted, an administrator
 /// terminated its backend — is replaced before anything is sent, which is always safe. One lost during
 /// a statement is dropped; the operation is retried on a fresh connection only when it is a read, since
-/// a write's commit may or may not have reached the server. A statement the server refuses as prepared
-/// before a migration changed the type of a column it returns (SQLSTATE 0A000) ran not at all: the
-/// connection's prepared statements are discarded and the operation is retried once, read or write.
+/// a write's commit may or may not have reached the server.
 ///
 /// A connection that cannot be opened — the server is down, starting up (57P03), shutting down
 /// (57P01), or full (53300, "too many clients") — is a temporary condition, not the caller's failure.
@@ -260,7 +258,6 @@ final class PostgresConnectionPool: Sendable {
         defer { release(connection, roundTrips: roundTrips) }
         var transientRetriesLeft = 2
         var lostConnectionRetries = idempotent ? 1 : 0
-        var stalePreparedStatementRetries = 1
         while true {
             let current: PostgresConnection
             do throws(PostgresError) {
@@ -295,18 +292,6 @@ final class PostgresConnectionPool: Sendable {
                 if error.kind == .timeout {
                     // The deadline is the operation's: no retry may extend it.
                     return .failure(error)
-                }
-                if !lost, error.isStalePreparedStatement, stalePreparedStatementRetries > 0 {
-                    // Nothing of the refused statement ran. Every statement prepared on this connection
-                    // before the migration is stale alike: all are prepared again, this one on the retry.
-                    stalePreparedStatementRetries -= 1
-                    do throws(PostgresError) {
-                        try current.discardPreparedStatements()
-                    } catch {
-                        if error.kind == .connection || !current.isUsable { connection = nil }
-                        return .failure(error)
-                    }
-                    continue
                 }
                 if error.isTransient && transientRetriesLeft > 0 {
                     transientRetriesLeft -= 1

@@ -50,7 +50,8 @@ public struct PostgresError: Error, Sendable, Hashable {
     /// since it was prepared — a migration changed a column's type: "cached plan must not change result
     /// type", SQLSTATE 0A000, raised before the statement runs and again on every later call until the
     /// statement is prepared afresh. 0A000 is `feature_not_supported`, which other refusals share (the
-    /// message is not compared: the server may translate it); those fail again once prepared afresh.
+    /// message is not compared: the server may translate it); a statement refused so for another reason
+    /// is refused again once prepared afresh, and that refusal is the caller's.
     var isStalePreparedStatement: Bool {
         sqlState == "0A000"
     }

@@ -1159,8 +1159,18 @@ enum PostgresSchema {
     /// statement prepared before the change that returns one of these columns ("cached plan must not
     /// change result type"), on every call until it is prepared again, which versions before 8 never do:
     /// this migration needs its own version, so instances of earlier versions stop before it is applied.
-    /// From version 8 on the pool prepares such statements again (``PostgresConnectionPool``).
+    /// From version 8 on a connection prepares such a statement again (``PostgresConnection``).
+    ///
+    /// Changing a column's type takes its table's exclusive lock, which waits for every transaction using
+    /// the table and makes every later request wait behind it — and the store's lookups take their tables
+    /// in another order than the migration, so one could deadlock with it. The migration takes the five
+    /// locks first and waits at most a second for each (`lock_timeout`): a session that holds a table —
+    /// a long report, `pg_dump` — makes ``PostgresGrantStore/migrate()`` throw `lock_not_available`
+    /// (55P03) with nothing changed, rather than queue every request behind it.
     private static let version8 = """
+        SET LOCAL lock_timeout = '1s';
+        LOCK TABLE {schema}.codes, {schema}.grants, {schema}.refresh_tokens, {schema}.access_tokens, {schema}.sessions
+            IN ACCESS EXCLUSIVE MODE;
         CREATE DOMAIN {schema}.sha256_digest AS bytea;
         CREATE DOMAIN {schema}.refresh_token_state AS smallint;
         ALTER TABLE {schema}.codes
@@ -1188,6 +1198,7 @@ enum PostgresSchema {
             ADD CONSTRAINT sha256_digest_length CHECK (octet_length(VALUE) = 32) NOT VALID;
         ALTER DOMAIN {schema}.refresh_token_state
             ADD CONSTRAINT refresh_token_state_known CHECK (VALUE IN (0, 1, 2)) NOT VALID;
+        SET LOCAL lock_timeout TO DEFAULT;
         """
 }
 #endif

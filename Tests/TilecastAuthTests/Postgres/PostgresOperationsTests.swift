@@ -147,6 +147,41 @@ struct PostgresOperationsTests {
         _ = try await PostgresTestDatabase.rotate(successor, of: grant, in: store, at: now)
     }
 
+    /// Migration 8 takes the exclusive locks of five tables. Waiting for one that another session holds
+    /// would hold the others meanwhile and make every request wait behind it; it gives up instead, within
+    /// its `lock_timeout`, having changed nothing, and succeeds once the table is free.
+    @Test("Migration 8 gives up within its lock timeout while another session holds a table, and changes nothing")
+    func migrationEightGivesUpOnABusyTable() async throws {
+        let store = try await PostgresTestDatabase.store(migratedUpTo: 7, clients: Self.clients)
+        defer { store.close() }
+        let (_, grant, token) = try await PostgresTestDatabase.codeAndGrant(
+            in: store,
+            account: "account-1",
+            at: Date()
+        )
+        let before = try await store.storageFiles()
+        let holder = try PostgresTestDatabase.holdRows(
+            of: store,
+            in: "refresh_tokens",
+            where: "grant_id = '\(grant.rawValue.uuidString.lowercased())'"
+        )
+        // Should the migration wait anyway, the server ends the holder's transaction after 15 s, so the
+        // test fails on the time it took rather than hanging.
+        try holder.execute(script: "SET LOCAL idle_in_transaction_session_timeout = '15s'")
+
+        let started = ContinuousClock.now
+        let error = await #expect(throws: PostgresError.self) { try await store.migrate() }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        #expect(error?.sqlState == "55P03", "\(String(describing: error))")
+        #expect(try await store.schemaVersion() == 7)
+        #expect(try await store.storageFiles() == before)
+        #expect(try await store.refreshToken(token.digest)?.grant.id == grant)
+
+        try holder.execute(script: "COMMIT")
+        #expect(try await store.migrate() == [8])
+        #expect(try await store.refreshToken(token.digest)?.grant.id == grant)
+    }
+
     /// A migration that changes the type of a column a prepared statement returns — as migration 8 did,
     /// from `bytea` to a domain — makes PostgreSQL refuse that statement on every connection that prepared
     /// it before ("cached plan must not change result type", SQLSTATE 0A000), call after call, until it is
@@ -159,9 +194,23 @@ struct PostgresOperationsTests {
         defer { store.close() }
         let now = Date()
         let (code, grant, token) = try await PostgresTestDatabase.codeAndGrant(in: store, account: "account-1", at: now)
-        // Prepared on the pool's one connection.
+        let (revokedBefore, _) = try await PostgresTestDatabase.createGrant(
+            in: store,
+            account: "account-1",
+            at: now,
+            refreshTokenLifetime: 3600
+        )
+        let (revokedAfter, _) = try await PostgresTestDatabase.createGrant(
+            in: store,
+            account: "account-1",
+            at: now,
+            refreshTokenLifetime: 3600
+        )
+        // Prepared on the pool's one connection: two reads, and a write that returns the grant's row.
         #expect(try await store.authorizationCode(code.digest) != nil)
         #expect(try await store.refreshToken(token.digest)?.grant.id == grant)
+        let first = try await store.revokeGrant(revokedBefore, reason: .revokedByServer, at: now)
+        #expect(first == .revoked(try #require(await store.grant(revokedBefore))))
 
         let schema = store.configuration.quotedSchema
         let migration = try PostgresConnection.open(store.configuration)
@@ -174,6 +223,8 @@ struct PostgresOperationsTests {
         )
         #expect(try await store.authorizationCode(code.digest)?.account == "account-1")
         #expect(try await store.refreshToken(token.digest)?.grant.account == "account-1")
+        let second = try await store.revokeGrant(revokedAfter, reason: .revokedByServer, at: now)
+        #expect(second == .revoked(try #require(await store.grant(revokedAfter))))
         let successor = try await PostgresTestDatabase.rotate(token, of: grant, in: store, at: now)
         #expect(try await store.refreshToken(successor.digest)?.grant.currentRefreshToken == successor.digest)
     }
