@@ -1162,15 +1162,19 @@ enum PostgresSchema {
     /// From version 8 on a connection prepares such a statement again (``PostgresConnection``).
     ///
     /// Changing a column's type takes its table's exclusive lock, which waits for every transaction using
-    /// the table and makes every later request wait behind it — and the store's lookups take their tables
-    /// in another order than the migration, so one could deadlock with it. The migration takes the five
-    /// locks first and waits at most a second for each (`lock_timeout`): a session that holds a table —
-    /// a long report, `pg_dump` — makes ``PostgresGrantStore/migrate()`` throw `lock_not_available`
-    /// (55P03) with nothing changed, rather than queue every request behind it.
+    /// the table while every later request waits behind it, holding the tables already changed; and the
+    /// store's refresh-token lookup takes its tables in another order than the migration, so the two could
+    /// deadlock. Each lock is waited for at most two seconds past `deadlock_timeout` (`lock_timeout`; past
+    /// `deadlock_timeout` the server cancels an autovacuum that holds the table, so one never makes the
+    /// migration give up): a session that holds a table — a long report, `pg_dump` — makes
+    /// ``PostgresGrantStore/migrate()`` throw `lock_not_available` (55P03) with nothing changed, rather than
+    /// queue every request behind it, and a deadlock ends at the timeout with the migration the side that
+    /// gives up, if the server's detector has not ended it first.
     private static let version8 = """
-        SET LOCAL lock_timeout = '1s';
-        LOCK TABLE {schema}.codes, {schema}.grants, {schema}.refresh_tokens, {schema}.access_tokens, {schema}.sessions
-            IN ACCESS EXCLUSIVE MODE;
+        -- Each lock waited for at most two seconds past deadlock_timeout, after which an autovacuum holding
+        -- the table is cancelled for it.
+        SELECT set_config('lock_timeout',
+            (ceil(extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000) + 2000)::bigint::text, true);
         CREATE DOMAIN {schema}.sha256_digest AS bytea;
         CREATE DOMAIN {schema}.refresh_token_state AS smallint;
         ALTER TABLE {schema}.codes

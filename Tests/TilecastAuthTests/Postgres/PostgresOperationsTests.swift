@@ -147,9 +147,10 @@ struct PostgresOperationsTests {
         _ = try await PostgresTestDatabase.rotate(successor, of: grant, in: store, at: now)
     }
 
-    /// Migration 8 takes the exclusive locks of five tables. Waiting for one that another session holds
-    /// would hold the others meanwhile and make every request wait behind it; it gives up instead, within
-    /// its `lock_timeout`, having changed nothing, and succeeds once the table is free.
+    /// Migration 8 takes the exclusive locks of five tables. Waiting without a bound for one that another
+    /// session holds would keep the tables it already changed locked, and every request waiting behind
+    /// them; it gives up instead, within its `lock_timeout` (three seconds at PostgreSQL's default
+    /// `deadlock_timeout`), having changed nothing, and succeeds once the table is free.
     @Test("Migration 8 gives up within its lock timeout while another session holds a table, and changes nothing")
     func migrationEightGivesUpOnABusyTable() async throws {
         let store = try await PostgresTestDatabase.store(migratedUpTo: 7, clients: Self.clients)
