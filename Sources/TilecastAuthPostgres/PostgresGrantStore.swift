@@ -131,13 +131,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
                 var appliedNow: [Int] = []
                 for migration in PostgresSchema.migrations where !applied.contains(migration.version) {
                     try connection.execute(script: PostgresSchema.sql(migration, schema: quoted))
-                    // A SQL string literal: a quote in the summary (migration 6 has one) is doubled.
-                    let summary = "'" + migration.summary.replacingOccurrences(of: "'", with: "''") + "'"
-                    let record =
-                        migration.version >= PostgresSchema.compatibilityRecordedFrom
-                        ? "(version, summary, oldest_compatible) VALUES (\(migration.version), \(summary), \(migration.oldestCompatible))"
-                        : "(version, summary) VALUES (\(migration.version), \(summary))"
-                    try connection.execute(script: "INSERT INTO \(quoted).schema_migrations \(record)")
+                    try connection.execute(script: PostgresSchema.recordSQL(migration, schema: quoted))
                     appliedNow.append(migration.version)
                 }
                 try connection.execute(script: "COMMIT")

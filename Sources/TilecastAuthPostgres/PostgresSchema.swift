@@ -120,6 +120,18 @@ enum PostgresSchema {
         migration.sql.replacingOccurrences(of: "{schema}", with: schema)
     }
 
+    /// The statement that records `migration` as applied in `schema`'s `schema_migrations`, with the
+    /// oldest library version it keeps working from ``compatibilityRecordedFrom`` on.
+    static func recordSQL(_ migration: Migration, schema: String) -> String {
+        // A SQL string literal: a quote in the summary (migration 6 has one) is doubled.
+        let summary = "'" + migration.summary.replacingOccurrences(of: "'", with: "''") + "'"
+        let record =
+            migration.version >= compatibilityRecordedFrom
+            ? "(version, summary, oldest_compatible) VALUES (\(migration.version), \(summary), \(migration.oldestCompatible))"
+            : "(version, summary) VALUES (\(migration.version), \(summary))"
+        return "INSERT INTO \(schema).schema_migrations \(record)"
+    }
+
     private static let version1 = """
         CREATE TABLE {schema}.codes (
             digest bytea PRIMARY KEY CHECK (octet_length(digest) = 32),

@@ -38,12 +38,7 @@ extension PostgresTestDatabase {
             """
         for migration in PostgresSchema.migrations where migration.version <= version {
             script += PostgresSchema.sql(migration, schema: quoted) + ";\n"
-            script +=
-                migration.version >= PostgresSchema.compatibilityRecordedFrom
-                ? "INSERT INTO \(quoted).schema_migrations (version, summary, oldest_compatible) "
-                    + "VALUES (\(migration.version), 'version \(migration.version)', \(migration.oldestCompatible));\n"
-                : "INSERT INTO \(quoted).schema_migrations (version, summary) "
-                    + "VALUES (\(migration.version), 'version \(migration.version)');\n"
+            script += PostgresSchema.recordSQL(migration, schema: quoted) + ";\n"
         }
         try await store.execute(script: script)
         return store
