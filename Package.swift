@@ -57,7 +57,10 @@ let package = Package(
         // The runner of the language-neutral conformance scenarios, behind `tilecast-auth conformance`.
         .target(name: "TilecastAuthConformance", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
         // Model-based randomized testing, the fuzz harness and fault sweeps, behind `tilecast-auth soak`.
-        .target(name: "TilecastAuthVerification", dependencies: ["TilecastAuth", "TilecastAuthTesting"]),
+        .target(
+            name: "TilecastAuthVerification",
+            dependencies: ["TilecastAuth", "TilecastAuthTesting", "TilecastAuthPostgres"]
+        ),
         .executableTarget(name: "TilecastAuthFuzz", dependencies: ["TilecastAuthVerification"]),
         // The benchmark behind `tilecast-auth bench`.
         .target(name: "TilecastAuthBenchmarks", dependencies: ["TilecastAuth", "TilecastAuthPostgres"]),

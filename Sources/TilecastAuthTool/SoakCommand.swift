@@ -4,7 +4,6 @@ import Foundation
 import TilecastAuthVerification
 
 #if PostgreSQL
-import TilecastAuth
 import TilecastAuthPostgres
 #endif
 
@@ -79,46 +78,12 @@ struct SoakCommand: Subcommand {
     }
 
     #if PostgreSQL
-    /// Two migrated stores on a fresh schema of the database at `url`, each remembering what it wrote,
-    /// read back through the first; the schema is dropped when the sequence is over.
+    /// Two instances on a fresh schema of the database at `url`, named `tilecast_soak_…`
+    /// (`ModelChecker.Deployment.twoPostgresInstances(configuration:)`).
     static func twoPostgresInstances(_ url: String) -> ModelChecker.Deployment {
-        .stores("two PostgreSQL instances") { clients in
-            let schema =
-                "tilecast_soak_"
-                + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
-                .prefix(16)
-            let configuration = try PostgresConfiguration(
-                databaseURL: url,
-                schema: String(schema),
-                maximumConnections: 4
-            )
-            let first = PostgresGrantStore(clients: clients, configuration: configuration)
-            let second = PostgresGrantStore(clients: clients, configuration: configuration)
-            do {
-                try await first.migrate()
-                try await second.migrate()
-            } catch {
-                try? await first.dropSchema()
-                first.close()
-                second.close()
-                throw error
-            }
-            return ModelStores(
-                instances: [first, second],
-                snapshot: { try await first.recordsSnapshot() },
-                rememberedRecords: {
-                    let (first, second) = (first.statistics, second.statistics)
-                    return (
-                        first.rememberedRecordsUsed + second.rememberedRecordsUsed,
-                        first.rememberedRecordsFoundStale + second.rememberedRecordsFoundStale
-                    )
-                },
-                close: {
-                    second.close()
-                    try? await first.dropSchema()
-                    first.close()
-                }
-            )
+        .twoPostgresInstances {
+            let schema = UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+            return try PostgresConfiguration(databaseURL: url, schema: "tilecast_soak_\(schema)", maximumConnections: 4)
         }
     }
     #endif

@@ -26,7 +26,12 @@ struct PostgresModelTests {
     func twoRememberingInstances(leeway: Double) async {
         let checker = ModelChecker(
             leeway: leeway,
-            deployment: .stores("two PostgreSQL instances", make: Self.twoInstances)
+            deployment: .twoPostgresInstances {
+                try PostgresTestDatabase.configuration(
+                    schema: PostgresTestDatabase.uniqueSchema(),
+                    maximumConnections: 4
+                )
+            }
         )
         let generator = OperationGenerator()
         // Shrinking on a server costs a run per attempt: a few dozen, not the default.
@@ -40,29 +45,6 @@ struct PostgresModelTests {
             #expect(statistics.concurrentRetriesWithinLeeway > 0, "\(statistics.concurrentRetriesWithinLeeway)")
             #expect(statistics.rotationsSupersededInBursts > 0, "\(statistics.rotationsSupersededInBursts)")
         }
-    }
-
-    /// Two migrated stores on a fresh schema, read back through the first one.
-    @Sendable static func twoInstances(clients: [Client]) async throws -> ModelStores {
-        let schema = PostgresTestDatabase.uniqueSchema()
-        let first = try await PostgresTestDatabase.makeStore(clients: clients, schema: schema, maximumConnections: 4)
-        let second = try await PostgresTestDatabase.makeStore(clients: clients, schema: schema, maximumConnections: 4)
-        return ModelStores(
-            instances: [first, second],
-            snapshot: { try await first.recordsSnapshot() },
-            rememberedRecords: {
-                let (first, second) = (first.statistics, second.statistics)
-                return (
-                    first.rememberedRecordsUsed + second.rememberedRecordsUsed,
-                    first.rememberedRecordsFoundStale + second.rememberedRecordsFoundStale
-                )
-            },
-            close: {
-                second.close()
-                try? await first.dropSchema()
-                first.close()
-            }
-        )
     }
 }
 #endif
