@@ -10,9 +10,12 @@ public enum BenchmarkStore: Sendable, Equatable {
     /// (``PostgresConfiguration/rememberedRecords``); every operation of the benchmark presents a code or
     /// token the same store wrote, and with the default capacity, more than a run prepares, it remembers
     /// them all (the report's `remembered` column says how many were) — as one instance does, and not as
-    /// several behind a balancer, which each remember only their own: `0` measures those.
+    /// several behind a balancer, which each remember only their own: `0` measures those. The limiter
+    /// leases up to `leaseSize` attempts per round trip (``PostgresRateLimiter/leaseSize``); every request
+    /// of the benchmark comes from one address, the case leases serve, and `1` measures a round trip for
+    /// every admission, as for requests each from an address of its own.
     #if PostgreSQL
-    case postgres(databaseURL: String, rememberedRecords: Int = 10_000)
+    case postgres(databaseURL: String, rememberedRecords: Int = 10_000, leaseSize: Int = 32)
     #endif
 
     /// Whether the store remembers the records it wrote, so that the benchmark's operations, which each
@@ -21,7 +24,7 @@ public enum BenchmarkStore: Sendable, Equatable {
         switch self {
         case .memory: false
         #if PostgreSQL
-        case .postgres(_, let rememberedRecords): rememberedRecords > 0
+        case .postgres(_, let rememberedRecords, _): rememberedRecords > 0
         #endif
         }
     }
@@ -31,10 +34,12 @@ public enum BenchmarkStore: Sendable, Equatable {
         switch self {
         case .memory: "in-memory store"
         #if PostgreSQL
-        case .postgres(_, let rememberedRecords):
-            rememberedRecords == 0
+        case .postgres(_, let rememberedRecords, let leaseSize):
+            (rememberedRecords == 0
                 ? "PostgreSQL store and rate limiter, remembering no record it wrote (as behind a balancer)"
-                : "PostgreSQL store and rate limiter, remembering up to \(rememberedRecords) records it wrote"
+                : "PostgreSQL store and rate limiter, remembering up to \(rememberedRecords) records it wrote")
+                + (leaseSize == 1
+                    ? ", a round trip for every admission" : ", leasing up to \(leaseSize) admissions a round trip")
         #endif
         }
     }

@@ -51,7 +51,7 @@ final class BenchmarkWorld {
             postgres = nil
             #endif
         #if PostgreSQL
-        case .postgres(let databaseURL, let rememberedRecords):
+        case .postgres(let databaseURL, let rememberedRecords, let leaseSize):
             let schema = "tilecast_bench_" + UUID().uuidString.lowercased().prefix(8)
             let configuration = try PostgresConfiguration(
                 databaseURL: databaseURL,
@@ -61,7 +61,11 @@ final class BenchmarkWorld {
             )
             let store = PostgresGrantStore(clients: Self.clients, configuration: configuration)
             try await store.migrate()
-            let limiter = PostgresRateLimiter(configuration: configuration, capacity: Int(Int32.max))
+            let limiter = PostgresRateLimiter(
+                configuration: configuration,
+                capacity: Int(Int32.max),
+                leaseSize: leaseSize
+            )
             engine = try AuthEngine(
                 store: store,
                 accounts: accounts,

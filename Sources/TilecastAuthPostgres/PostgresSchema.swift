@@ -89,6 +89,12 @@ enum PostgresSchema {
             summary: "a digest's length and a refresh token's state checked by their columns' domains",
             sql: version8
         ),
+        Migration(
+            version: 9,
+            summary: "the attempts a rate limit admission granted at once, for an instance's lease",
+            sql: version9,
+            oldestCompatible: 8
+        ),
     ]
 
     /// A migration applied to a database, as `schema_migrations` records it.
@@ -1214,6 +1220,18 @@ enum PostgresSchema {
             ADD CONSTRAINT sha256_digest_length CHECK (octet_length(VALUE) = 32) NOT VALID;
         ALTER DOMAIN {schema}.refresh_token_state
             ADD CONSTRAINT refresh_token_state_known CHECK (VALUE IN (0, 1, 2)) NOT VALID;
+        SET LOCAL lock_timeout TO DEFAULT;
+        """
+
+    /// Version 9: how many attempts an admission granted, so that a `PostgresRateLimiter` instance can ask
+    /// for a lease of several in one round trip and learn how many it got (PostgreSQL 15's `RETURNING`
+    /// sees only the row as updated, never the tokens it held before). A column with a constant default is
+    /// added to the catalog alone, without rewriting the table; version 8's statements never name it, so
+    /// it keeps them working.
+    private static let version9 = """
+        SELECT set_config('lock_timeout',
+            (ceil(extract(epoch FROM current_setting('deadlock_timeout')::interval) * 1000) + 2000)::bigint::text, true);
+        ALTER TABLE {schema}.rate_limits ADD COLUMN granted integer NOT NULL DEFAULT 1;
         SET LOCAL lock_timeout TO DEFAULT;
         """
 }

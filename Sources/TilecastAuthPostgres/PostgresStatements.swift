@@ -133,16 +133,19 @@ struct PostgresStatements: Sendable {
         // commits asynchronously (`set_config(…, true)` lasts until the commit): an admission does not wait
         // for its WAL record to reach the disk. Transaction-local, so that nothing of it stays on a
         // connection a pooler (PgBouncer in transaction mode) may hand to the store next.
+        // An admission takes one attempt, or `$5` at once when `$5` is more than one and the bucket still
+        // holds half its capacity after: a lease (`PostgresRateLimiter`), whose count `granted` returns.
         rateLimitAdmit = statement(
             "rate_limit_admit",
             """
-            INSERT INTO \(s).rate_limits AS r (key, tokens, updated_at)
-            SELECT $1, $3 - 1, $2 FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous
+            INSERT INTO \(s).rate_limits AS r (key, tokens, updated_at, granted)
+            SELECT $1, $3 - 1, $2, 1 FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous
             ON CONFLICT (key) DO UPDATE SET
-                tokens = least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) - 1,
-                updated_at = greatest(r.updated_at, $2)
+                tokens = least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) - CASE WHEN $5 > 1 AND least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) - $5 >= $3 / 2 THEN $5 ELSE 1 END,
+                updated_at = greatest(r.updated_at, $2),
+                granted = CASE WHEN $5 > 1 AND least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) - $5 >= $3 / 2 THEN $5 ELSE 1 END
             WHERE least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) >= 1
-            RETURNING r.tokens
+            RETURNING r.granted
             """
         )
         // The whole seconds until the key's bucket holds a token again, for a refused attempt: the wait to

@@ -41,6 +41,10 @@ struct BenchCommand: Subcommand {
                             a code or token the same store wrote, so it skips every lookup, as one
                             instance does; 0 measures several instances behind a balancer, which read
                             what another wrote
+          --lease-size N    with --store postgres: the most admissions the rate limiter leases in one
+                            round trip (default 32, as PostgresRateLimiter's); every request comes from
+                            one address, which leases serve; 1 makes every admission a round trip, as
+                            for requests each from an address of its own
 
         Prints the machine it ran on:
           bench machine processor="<name>" family=<N> model=<N> processors=<N> boot_id=<id> booted_at=<time>
@@ -75,6 +79,7 @@ struct BenchCommand: Subcommand {
         var storeName = "memory"
         var databaseURL: String?
         var rememberedRecords: Int?
+        var leaseSize: Int?
         var remaining = arguments[...]
         while let argument = remaining.popFirst() {
             if argument == "--smoke" {
@@ -124,6 +129,11 @@ struct BenchCommand: Subcommand {
                     throw UsageError("--remembered-records needs a number, 0 or more")
                 }
                 rememberedRecords = count
+            case "--lease-size":
+                guard let size = Int(value), size >= 1 else {
+                    throw UsageError("--lease-size needs a number, 1 or more")
+                }
+                leaseSize = size
             case "--strings":
                 guard let strings = RequestStrings(rawValue: value) else {
                     let names = RequestStrings.allCases.map(\.rawValue).joined(separator: " or ")
@@ -142,7 +152,11 @@ struct BenchCommand: Subcommand {
         }
 
         if storeName == "postgres" {
-            options.store = try Self.postgresStore(databaseURL: databaseURL, rememberedRecords: rememberedRecords)
+            options.store = try Self.postgresStore(
+                databaseURL: databaseURL,
+                rememberedRecords: rememberedRecords,
+                leaseSize: leaseSize
+            )
             self.databaseURL = databaseURL
             options.runs = 5
             options.operationsPerRun = 1_000
@@ -171,16 +185,24 @@ struct BenchCommand: Subcommand {
         if rememberedRecords != nil, storeName != "postgres" {
             throw UsageError("--remembered-records goes with --store postgres")
         }
+        if leaseSize != nil, storeName != "postgres" {
+            throw UsageError("--lease-size goes with --store postgres")
+        }
     }
 
     /// The PostgreSQL store at `databaseURL`, in a build that has PostgreSQL.
     private static func postgresStore(
         databaseURL: String?,
-        rememberedRecords: Int?
+        rememberedRecords: Int?,
+        leaseSize: Int?
     ) throws(UsageError) -> BenchmarkStore {
         #if PostgreSQL
         guard let databaseURL else { throw UsageError("--store postgres needs --database-url") }
-        return .postgres(databaseURL: databaseURL, rememberedRecords: rememberedRecords ?? 10_000)
+        return .postgres(
+            databaseURL: databaseURL,
+            rememberedRecords: rememberedRecords ?? 10_000,
+            leaseSize: leaseSize ?? 32
+        )
         #else
         throw PostgreSQLSupport.unavailable("bench --store postgres")
         #endif
