@@ -1198,7 +1198,10 @@ struct PostgresOperationsTests {
         let configuration = try await Self.migratedLimiterSchema()
         let leasing = PostgresRateLimiter(configuration: configuration, capacity: 1000, refillInterval: 1)
         let exact = PostgresRateLimiter(configuration: configuration, capacity: 1000, refillInterval: 1, leaseSize: 1)
-        defer { (leasing.close(), exact.close()) }
+        defer {
+            leasing.close()
+            exact.close()
+        }
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         for index in 0..<100 {
             let now = t0.addingTimeInterval(Double(index) / 1000)
@@ -1242,7 +1245,10 @@ struct PostgresOperationsTests {
         let (capacity, refill) = (10, 1.0)
         let first = PostgresRateLimiter(configuration: configuration, capacity: capacity, refillInterval: refill)
         let second = PostgresRateLimiter(configuration: configuration, capacity: capacity, refillInterval: refill)
-        defer { (first.close(), second.close()) }
+        defer {
+            first.close()
+            second.close()
+        }
         let key = RateLimitKey.peer("192.0.2.93")
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         var admittedAt: [Date] = []
