@@ -11,7 +11,7 @@ public import TilecastAuth
 /// and one statement: an upsert that locks the key's row, refills it for the time passed and debits it,
 /// so concurrent attempts from any number of instances are counted one by one. A refused one reads the
 /// bucket once more for its `Retry-After`. Buckets that have refilled completely are deleted
-/// every `pruneInterval` attempts (a fresh bucket is the same).
+/// every `pruneInterval` round trips (a fresh bucket is the same).
 ///
 /// ## Leases
 ///
@@ -22,22 +22,24 @@ public import TilecastAuth
 /// for twice the attempts the one before admitted, from 2 up to `leaseSize`. Two rules keep every limit
 /// as exact as the bucket:
 ///
-/// - **Never an attempt the bucket would refuse.** The round trip that grants a lease admits one attempt
-///   itself, and a lease lasts at most a quarter of a refill, so while leased attempts are outstanding
-///   the bucket's tokens and those attempts together stay below the capacity: each attempt admitted
-///   from a lease, when it comes, is one a single bucket counting every attempt as it came would admit —
-///   to within the rounding of the bucket's `float8` arithmetic, which debits a lease's attempts in one
-///   subtraction (about 10⁻¹⁵ of an attempt), and in the times the engine passes, as every admission is
-///   counted: instances whose clocks disagree, or requests that reach the server out of the order of
-///   their times, make the bucket itself inexact, with or without leases.
+/// - **Never an attempt the bucket would refuse.** The round trip that grants a lease admits one
+///   attempt itself, and a lease lasts at most a quarter of a refill, so while leased attempts are
+///   outstanding the bucket's tokens and those attempts together stay below the capacity: each attempt
+///   admitted from a lease, when it comes, is one a single bucket counting every attempt as it came
+///   would admit. This holds to within the rounding of the bucket's `float8` arithmetic, which debits a
+///   lease's attempts in one subtraction (a few units in the last place of the token count: 10⁻¹⁵ of an
+///   attempt at a capacity of 10), and in the times the engine passes, as every admission is counted:
+///   instances whose clocks disagree, or requests that reach the server out of the order of their
+///   times, make the bucket itself inexact, with or without leases.
 /// - **Only the top half.** A lease is granted only when the bucket keeps at least half its capacity
 ///   after it, so a key nearing its limit is admitted one attempt per round trip, as without leases.
 ///
-/// What leases cost is on the strict side: up to `leaseSize − 1` attempts held by one instance that
-/// another, asked by the same key in those moments, cannot have, and dropped when unused. A key
-/// admitted once, or rarely, never has a lease; `leaseSize: 1` turns them off. An instance keeps the
-/// leases of at most 4,096 keys, making room by dropping first the keys no longer recent and then the
-/// leases that end first.
+/// What leases cost is on the strict side: attempts held by one instance that another, asked by the
+/// same key in those moments, cannot have — fewer than half the capacity across every instance, since
+/// each lease leaves the bucket at least half — and dropped when unused. A key admitted once, or
+/// rarely, never has a lease; `leaseSize: 1` turns them off. An instance keeps the leases of at most
+/// 4,096 keys, making room by dropping first the keys no longer recent and then the leases that end
+/// first.
 ///
 /// It shares ``PostgresGrantStore``'s schema; ``PostgresGrantStore/migrate()`` creates its table.
 public final class PostgresRateLimiter: RateLimiter, Sendable {
