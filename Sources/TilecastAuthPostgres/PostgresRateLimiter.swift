@@ -53,7 +53,7 @@ public final class PostgresRateLimiter: RateLimiter, Sendable {
     public let leaseSize: Int
     /// How long a lease's attempts may be admitted after its round trip, in seconds.
     let leaseLifetime: Double
-    private let attemptsSincePrune = LockedValue(0)
+    private let roundTripsSincePrune = LockedValue(0)
     private let leases = LockedValue(RateLimitLeases())
     private static let pruneInterval = 1024
 
@@ -117,7 +117,7 @@ public final class PostgresRateLimiter: RateLimiter, Sendable {
             .text(key.rawValue), .date(now), .float8(Double(capacity)), .float8(refillInterval),
         ]
         let parameters = bucket + [.int4(Int32(asked))]
-        let prune = attemptsSincePrune.withLock { count -> Bool in
+        let prune = roundTripsSincePrune.withLock { count -> Bool in
             count += 1
             guard count >= Self.pruneInterval else { return false }
             count = 0

@@ -132,19 +132,21 @@ struct PostgresStatements: Sendable {
         // it holds a token. No row back means no token: nothing was written. Its transaction, and only it,
         // commits asynchronously (`set_config(…, true)` lasts until the commit): an admission does not wait
         // for its WAL record to reach the disk. Transaction-local, so that nothing of it stays on a
-        // connection a pooler (PgBouncer in transaction mode) may hand to the store next.
-        // An admission takes one attempt, or `$5` at once when `$5` is more than one and the bucket still
-        // holds half its capacity after: a lease (`PostgresRateLimiter`), whose count `granted` returns.
+        // connection a pooler (PgBouncer in transaction mode) may hand to the store next. It takes one
+        // attempt, or `$5` at once when `$5` is more than one and the bucket still holds half its capacity
+        // after: a lease (`PostgresRateLimiter`, "Leases"), whose count `granted` returns.
+        let refilled = "least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4)"
+        let granted = "CASE WHEN $5 > 1 AND \(refilled) - $5 >= $3 / 2 THEN $5 ELSE 1 END"
         rateLimitAdmit = statement(
             "rate_limit_admit",
             """
             INSERT INTO \(s).rate_limits AS r (key, tokens, updated_at, granted)
             SELECT $1, $3 - 1, $2, 1 FROM (SELECT set_config('synchronous_commit', 'off', true)) AS asynchronous
             ON CONFLICT (key) DO UPDATE SET
-                tokens = least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) - CASE WHEN $5 > 1 AND least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) - $5 >= $3 / 2 THEN $5 ELSE 1 END,
+                tokens = \(refilled) - \(granted),
                 updated_at = greatest(r.updated_at, $2),
-                granted = CASE WHEN $5 > 1 AND least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) - $5 >= $3 / 2 THEN $5 ELSE 1 END
-            WHERE least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4) >= 1
+                granted = \(granted)
+            WHERE \(refilled) >= 1
             RETURNING r.granted
             """
         )
@@ -153,7 +155,7 @@ struct PostgresStatements: Sendable {
         rateLimitWait = statement(
             "rate_limit_wait",
             """
-            SELECT greatest(1, ceil(round(((1 - least($3, r.tokens + greatest(0, $2 - r.updated_at) / $4)) * $4)::numeric, 6)))::float8
+            SELECT greatest(1, ceil(round(((1 - \(refilled)) * $4)::numeric, 6)))::float8
             FROM \(s).rate_limits r WHERE r.key = $1
             """
         )
