@@ -1196,7 +1196,12 @@ struct PostgresOperationsTests {
     @Test("A key admitted again within moments is admitted from leases: a round trip for many attempts")
     func rateLimiterLeasesABusyKey() async throws {
         let configuration = try await Self.migratedLimiterSchema()
-        let leasing = PostgresRateLimiter(configuration: configuration, capacity: 1000, refillInterval: 1)
+        let leasing = PostgresRateLimiter(
+            configuration: configuration,
+            capacity: 1000,
+            refillInterval: 1,
+            leaseSize: 32
+        )
         let exact = PostgresRateLimiter(configuration: configuration, capacity: 1000, refillInterval: 1, leaseSize: 1)
         defer {
             leasing.close()
@@ -1221,7 +1226,8 @@ struct PostgresOperationsTests {
         let limiter = PostgresRateLimiter(
             configuration: try await Self.migratedLimiterSchema(),
             capacity: 10,
-            refillInterval: 1
+            refillInterval: 1,
+            leaseSize: 32
         )
         defer { limiter.close() }
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
@@ -1243,8 +1249,18 @@ struct PostgresOperationsTests {
     func rateLimiterLeasesNeverExceedTheBucket() async throws {
         let configuration = try await Self.migratedLimiterSchema()
         let (capacity, refill) = (10, 1.0)
-        let first = PostgresRateLimiter(configuration: configuration, capacity: capacity, refillInterval: refill)
-        let second = PostgresRateLimiter(configuration: configuration, capacity: capacity, refillInterval: refill)
+        let first = PostgresRateLimiter(
+            configuration: configuration,
+            capacity: capacity,
+            refillInterval: refill,
+            leaseSize: 32
+        )
+        let second = PostgresRateLimiter(
+            configuration: configuration,
+            capacity: capacity,
+            refillInterval: refill,
+            leaseSize: 32
+        )
         defer {
             first.close()
             second.close()
@@ -1276,7 +1292,12 @@ struct PostgresOperationsTests {
     func rateLimiterLeasesWithinRounding() async throws {
         let configuration = try await Self.migratedLimiterSchema()
         let (capacity, refill) = (10, 60.0)
-        let limiter = PostgresRateLimiter(configuration: configuration, capacity: capacity, refillInterval: refill)
+        let limiter = PostgresRateLimiter(
+            configuration: configuration,
+            capacity: capacity,
+            refillInterval: refill,
+            leaseSize: 32
+        )
         defer { limiter.close() }
         let t0 = Date(timeIntervalSince1970: 1_800_000_000)
         var admittedAt: [Date] = []
@@ -1333,8 +1354,18 @@ struct PostgresOperationsTests {
         // A token every millisecond, so a lease lasts a quarter of one: 2.5 steps of 0.1 ms.
         let (capacity, refill) = (40, 0.001)
         let limiters = [
-            PostgresRateLimiter(configuration: configuration, capacity: capacity, refillInterval: refill),
-            PostgresRateLimiter(configuration: configuration, capacity: capacity, refillInterval: refill),
+            PostgresRateLimiter(
+                configuration: configuration,
+                capacity: capacity,
+                refillInterval: refill,
+                leaseSize: 32
+            ),
+            PostgresRateLimiter(
+                configuration: configuration,
+                capacity: capacity,
+                refillInterval: refill,
+                leaseSize: 32
+            ),
         ]
         defer { limiters.forEach { $0.close() } }
         let key = RateLimitKey.peer("198.51.100.9")
