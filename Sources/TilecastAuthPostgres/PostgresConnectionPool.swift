@@ -149,7 +149,7 @@ final class PostgresConnectionPool: Sendable {
             return state.waiters
         }
         for waiter in waiters {
-            waiter.continuation.resume(throwing: PostgresError(.closed, message: "the store was closed"))
+            waiter.continuation.resume(throwing: PostgresError.unavailable(.closed, message: "the store was closed"))
         }
     }
 
@@ -170,7 +170,7 @@ final class PostgresConnectionPool: Sendable {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Lease, any Error>) in
                 let immediate = state.withLock { state -> Result<Lease, any Error>? in
                     if state.closed {
-                        return .failure(PostgresError(.closed, message: "the store was closed"))
+                        return .failure(PostgresError.unavailable(.closed, message: "the store was closed"))
                     }
                     if let connection = state.idle.popLast() {
                         return .success(.existing(connection))
@@ -194,7 +194,7 @@ final class PostgresConnectionPool: Sendable {
                 let message =
                     "no connection came free within \(timeout) (maximumConnections: \(configuration.maximumConnections))"
                 DispatchQueue.global().asyncAfter(deadline: .now() + timeout.dispatchInterval) {
-                    self.abandonWait(number, with: PostgresError(.poolTimeout, message: message))
+                    self.abandonWait(number, with: PostgresError.unavailable(.poolTimeout, message: message))
                 }
             }
         } onCancel: {
@@ -258,13 +258,18 @@ final class PostgresConnectionPool: Sendable {
         defer { release(connection, roundTrips: roundTrips) }
         var transientRetriesLeft = 2
         var lostConnectionRetries = idempotent ? 1 : 0
+        var sent = false
         while true {
             let current: PostgresConnection
             do throws(PostgresError) {
                 current = try usable(connection, until: connectDeadline)
             } catch {
                 connection = nil
-                return .failure(error)
+                // No connection within the wait: the backend was unavailable to this operation, unless
+                // an earlier attempt of it was sent.
+                var failure = error
+                failure.backendWasUnavailable = !sent
+                return .failure(failure)
             }
             connection = current
             let operationDeadline =
@@ -279,6 +284,7 @@ final class PostgresConnectionPool: Sendable {
             }
             current.deadline = operationDeadline
             let before = current.roundTrips
+            sent = true
             do throws(PostgresError) {
                 let value = try body(current)
                 roundTrips += current.roundTrips - before

@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 
 #if PostgreSQL  // the package trait; without it this module holds only PostgreSQLTraitDisabled.swift
+public import TilecastAuth
+
 /// A failure talking to PostgreSQL. The engine answers any of them with 503 and changes nothing.
 ///
 /// Messages come from libpq and the server's primary message only — never a query's parameters, so a
 /// digest or an account id does not reach a log through an error.
-public struct PostgresError: Error, Sendable, Hashable {
+public struct PostgresError: BackendAvailabilityError, Sendable, Hashable {
     /// What went wrong.
     public enum Kind: Sendable, Hashable {
         /// No connection could be made, or it was lost.
@@ -34,11 +36,27 @@ public struct PostgresError: Error, Sendable, Hashable {
     /// The SQLSTATE code for a statement error, such as `40001` (serialization failure).
     public var sqlState: String?
     public var message: String
+    /// Whether the operation failed before anything of it was sent, because the pool could lend it no
+    /// connection: every connection stayed busy for ``PostgresConfiguration/connectionWaitTimeout``
+    /// (``Kind/poolTimeout``), none could be opened within it (``Kind/connection``), or the store was
+    /// closed (``Kind/closed``). An operation started at that moment would have waited and failed the
+    /// same way; the engine answers such a failure of a write without reading the record again
+    /// (``BackendAvailabilityError``). `false` for anything that may have been sent, a retry's failure
+    /// included.
+    public internal(set) var backendWasUnavailable: Bool
 
     public init(_ kind: Kind, sqlState: String? = nil, message: String) {
         self.kind = kind
         self.sqlState = sqlState
         self.message = message
+        self.backendWasUnavailable = false
+    }
+
+    /// A failure of an operation the pool could lend no connection to, before anything of it was sent.
+    static func unavailable(_ kind: Kind, message: String) -> PostgresError {
+        var error = PostgresError(kind, message: message)
+        error.backendWasUnavailable = true
+        return error
     }
 
     /// Whether the failure was a serialization failure or a deadlock, which a retry resolves.

@@ -16,15 +16,32 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     }
 
     /// The error an injected failure throws.
-    public struct InjectedFault: Error, CustomStringConvertible {
+    public struct InjectedFault: BackendAvailabilityError, CustomStringConvertible {
         /// The call that failed.
         public let operation: Operation
-        public var description: String { "injected failure of \(operation.rawValue)" }
+        /// Whether the failure says the backend was unavailable: asked for with
+        /// ``failNextAsUnavailable(_:)``.
+        public let backendWasUnavailable: Bool
+
+        init(operation: Operation, backendWasUnavailable: Bool = false) {
+            self.operation = operation
+            self.backendWasUnavailable = backendWasUnavailable
+        }
+
+        public var description: String {
+            "injected failure of \(operation.rawValue)\(backendWasUnavailable ? ", the backend unavailable" : "")"
+        }
+    }
+
+    /// Calls to fail, once, whichever of them comes first.
+    private struct AwaitedFailure {
+        var operations: Set<Operation>
+        var backendWasUnavailable: Bool
     }
 
     private struct State {
         /// Each set fails the next call of any of its operations, once.
-        var failNext: [Set<Operation>] = []
+        var failNext: [AwaitedFailure] = []
         var failCallNumber: Int?
         var calls = 0
         var retainedSessions: [SecretDigest: SessionLookup] = [:]
@@ -72,7 +89,14 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     /// Makes the next call of any of `operations` throw — once, whichever comes first. For example, the
     /// next Studio session start is `redeemCode` in a code exchange and `replaceSession` in a refresh.
     public func failNext(anyOf operations: Set<Operation>) {
-        state.withLock { $0.failNext.append(operations) }
+        state.withLock { $0.failNext.append(AwaitedFailure(operations: operations, backendWasUnavailable: false)) }
+    }
+
+    /// Makes the next call of `operation` throw an error saying the backend was unavailable
+    /// (`BackendAvailabilityError`): nothing of it was sent, and nothing else could have been then — as
+    /// a store whose connections all stayed busy, or whose server accepted none, throws.
+    public func failNextAsUnavailable(_ operation: Operation) {
+        state.withLock { $0.failNext.append(AwaitedFailure(operations: [operation], backendWasUnavailable: true)) }
     }
 
     /// Makes the next Studio session start throw: the next ``Operation/redeemCode`` of a code the wrapped
@@ -103,7 +127,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         state.withLock { $0.failAfterCommitting.append((operation, meanwhile)) }
     }
 
-    /// How many failures asked for with ``failNext(_:)``, ``failNext(anyOf:)``,
+    /// How many failures asked for with ``failNext(_:)``, ``failNext(anyOf:)``, ``failNextAsUnavailable(_:)``,
     /// ``failNextAfterCommitting(_:meanwhile:)`` or ``failNextSessionStart()`` still wait for their call.
     public var waitingFailures: Int {
         state.withLock { $0.failNext.count + $0.failAfterCommitting.count + $0.sessionStartFailures }
@@ -181,20 +205,22 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     }
 
     private func enter(_ operation: Operation) throws {
-        let fail = state.withLock { state -> Bool in
+        let fault = state.withLock { state -> InjectedFault? in
             state.calls += 1
             if state.failCallNumber == state.calls {
                 state.failCallNumber = nil
                 state.injected.append(operation)
-                return true
+                return InjectedFault(operation: operation)
             }
-            guard let group = state.failNext.firstIndex(where: { $0.contains(operation) }) else { return false }
-            state.failNext.remove(at: group)
+            guard let index = state.failNext.firstIndex(where: { $0.operations.contains(operation) }) else {
+                return nil
+            }
+            let failure = state.failNext.remove(at: index)
             state.injected.append(operation)
-            return true
+            return InjectedFault(operation: operation, backendWasUnavailable: failure.backendWasUnavailable)
         }
-        if fail {
-            throw InjectedFault(operation: operation)
+        if let fault {
+            throw fault
         }
     }
 
@@ -223,7 +249,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
 
     /// Whether a failure of `operation` asked for with `failNext` waits and makes this store read.
     private func failureWaits(for operation: Operation) -> Bool {
-        readsWhenAReadFailureWaits && state.withLock { $0.failNext.contains { $0.contains(operation) } }
+        readsWhenAReadFailureWaits && state.withLock { $0.failNext.contains { $0.operations.contains(operation) } }
     }
 
     public func redeemCode(
@@ -294,7 +320,9 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         at now: Date
     ) async throws -> RefreshRotation? {
         guard !startsSessionsSeparately,
-            !state.withLock({ $0.failNext.contains { $0.contains(.replaceSession) } || $0.sessionStartFailures > 0 })
+            !state.withLock({
+                $0.failNext.contains { $0.operations.contains(.replaceSession) } || $0.sessionStartFailures > 0
+            })
         else {
             return nil
         }

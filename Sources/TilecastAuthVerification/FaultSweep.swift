@@ -17,7 +17,8 @@ import TilecastAuth
 /// wrote (`GrantStore`'s "Remembered records"), among them the records another instance has since used
 /// up. Then each write a flow makes is failed *after* committing, as a lost connection does, on both
 /// instances side by side: the remembering one must answer, leave the store and answer the retry as the
-/// reading one does.
+/// reading one does; and each such write is failed as one that found the backend unavailable, against a
+/// reading instance whose read found it so.
 public enum FaultSweep: Sendable {
     /// What one flow's sweep found.
     public struct FlowResult: Sendable {
@@ -40,6 +41,7 @@ public enum FaultSweep: Sendable {
         for flow in [Flow.codeExchange, .refresh, .refreshWithSession, .staleCodeReplay, .staleRefreshReuse] {
             results.append(await loseCommits(of: flow))
             results.append(await failWriteThenRead(in: flow))
+            results.append(await findBackendUnavailable(in: flow))
         }
         return results
     }
@@ -248,6 +250,52 @@ public enum FaultSweep: Sendable {
             return FlowResult(flow: name, faults: 2, violations: violations)
         } catch {
             return FlowResult(flow: name, faults: 2, violations: ["\(error)"])
+        }
+    }
+
+    /// Fails, on a remembering instance, the write `flow` goes forward to with an error saying the backend
+    /// was unavailable (`BackendAvailabilityError`), and on a reading instance the read with the same:
+    /// both answer a clean 503 and change nothing, the remembering one without a read after its write —
+    /// a reader whose read began as the write did would have found the backend unavailable too — and
+    /// each answers the retry, with nothing failing, as the flow does.
+    private static func findBackendUnavailable(in flow: Flow) async -> FlowResult {
+        let name = "\(flow.rawValue), the backend unavailable to its write, remembering against reading"
+        guard let (write, read) = flow.rememberedWriteAndRead else {
+            return FlowResult(flow: name, faults: 0, violations: ["the flow has no remembered write"])
+        }
+        do {
+            let reading = try await SweepWorld(.reading)
+            reading.faults.failNextAsUnavailable(read)
+            let remembering = try await SweepWorld(.remembering)
+            remembering.faults.failNextAsUnavailable(write)
+            var observed: [[String]] = []
+            for (world, fault) in [(reading, read), (remembering, write)] {
+                let (before, calls) = (world.memory.snapshot(), world.faults.callCount)
+                let outcome = try await world.perform(flow)
+                guard outcome.isCleanFailure, world.memory.snapshot() == before else {
+                    return FlowResult(
+                        flow: name,
+                        faults: 1,
+                        violations: ["answered \(outcome.summary) or changed the store, instead of a clean 503"]
+                    )
+                }
+                guard world.faults.injectedFaults == [fault], world.faults.callCount - calls == 1 else {
+                    return FlowResult(
+                        flow: name,
+                        faults: 1,
+                        violations: [
+                            "made \(world.faults.callCount - calls) store calls, meeting \(world.faults.injectedFaults)"
+                        ]
+                    )
+                }
+                _ = world.events.taken()
+                let retry = try await world.perform(flow)
+                observed.append([outcome.summary, retry.summary] + world.events.taken() + [world.storeShape()])
+            }
+            let violations = observed[0] == observed[1] ? [] : ["remembering \(observed[1]), reading \(observed[0])"]
+            return FlowResult(flow: name, faults: 1, violations: violations)
+        } catch {
+            return FlowResult(flow: name, faults: 1, violations: ["\(error)"])
         }
     }
 

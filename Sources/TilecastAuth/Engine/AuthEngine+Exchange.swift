@@ -259,7 +259,12 @@ extension AuthEngine {
     ///   whose clock is ahead — which a read answers as an unknown code, not as the expired one the
     ///   machine makes of `.notFound`; a read that finds the code as remembered leaves the redemption's
     ///   answer standing, without a second attempt;
-    /// - a write that threw: when the record as it stands is still what the copy went forward on, or the
+    /// - a write that threw an error saying the backend was unavailable (``BackendAvailabilityError``):
+    ///   nothing was sent, and a reader whose read began at that moment would have waited for the same
+    ///   backend and failed the same way, so the answer is the write's failure at once, without the
+    ///   read — which would only wait for that backend a second time. The event names the write, where
+    ///   such a reader's names its read; the answer is the same 503.
+    /// - a write that threw otherwise: when the record as it stands is still what the copy went forward on, or the
     ///   write is found to have committed before its answer was lost (the code redeemed into the grant
     ///   it created; the token rotated to the successor it stored, or else that successor's own record,
     ///   since a retry planned by any instance may have moved the token's successor on, and the token
@@ -297,6 +302,11 @@ extension AuthEngine {
                 case .answered(let next):
                     machine = trial
                     return next
+                case .threw(let operation, let error, _) where Self.backendWasUnavailable(error):
+                    // Nothing was sent, and a read would have waited for the same backend and failed the
+                    // same way: answered as a reader whose read found the backend unavailable.
+                    machine = trial
+                    return failed(operation, error, &machine)
                 case .threw(let operation, let error, let write):
                     unanswered = .threw(operation, error, write)
                 case .foundNothing(let redemption):
@@ -441,6 +451,11 @@ extension AuthEngine {
             startingSession: session,
             at: now
         )
+    }
+
+    /// Whether `error` says its operation never reached the backend, which could take no operation then.
+    private static func backendWasUnavailable(_ error: any Error) -> Bool {
+        (error as? any BackendAvailabilityError)?.backendWasUnavailable == true
     }
 
     /// The account directory's answer, or its failure.

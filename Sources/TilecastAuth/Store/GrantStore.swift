@@ -38,7 +38,9 @@ public import Foundation
 /// stored (below), never a protocol outcome. An operation that throws must have written nothing (or everything: the engine cannot tell
 /// the difference, so a store must make sure it is nothing). The engine answers a throw during a request
 /// with a 503; from ``AuthEngine``'s own calls (issuing a code, creating a grant) the error reaches the
-/// caller.
+/// caller. An error that can say the store was unavailable — nothing of the operation sent, and no other
+/// operation possible then — conforms to ``BackendAvailabilityError``, which spares a remembered record's
+/// write the read that would otherwise decide its answer.
 ///
 /// ## Keys
 /// Every key a write names — a code's, token's or session's digest, a grant's id — is a fresh random

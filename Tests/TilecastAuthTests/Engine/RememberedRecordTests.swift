@@ -180,8 +180,25 @@ struct RememberedRecordTests {
         case writesFail
         /// The redemption or rotation commits, and its answer is lost.
         case commitLost
+        /// The backend is unavailable from the request on (`BackendAvailabilityError`): the read fails
+        /// so, and on a remembering instance the write it goes forward to as well.
+        case backendUnavailable
 
         var testDescription: String { rawValue }
+
+        /// The faults after which a remembered record gets exactly a read's status and events. With the
+        /// backend unavailable the status is the same, and the failure reported is the call that found
+        /// it so: `backendUnavailable`.
+        static let answeredAsRead: [Fault] = [.none, .writeFails, .writesFail, .commitLost]
+    }
+
+    /// What one request did: its status, the events it raised, the faults it met, and whether it left
+    /// the store as it found it.
+    private struct Answer {
+        var status: Int
+        var events: [SecurityEvent]
+        var faults: [FaultInjectingStore.Operation]
+        var storeUnchanged: Bool
     }
 
     /// The request's status and the events it raised, after `history`, with `fault`.
@@ -190,10 +207,20 @@ struct RememberedRecordTests {
         remembering: Bool,
         fault: Fault = .none
     ) async throws -> (Int, [String]) {
+        let answer = try await observed(after: history, remembering: remembering, fault: fault)
+        return (answer.status, answer.events.map(\.description))
+    }
+
+    /// What the request did after `history`, with `fault`.
+    private func observed(
+        after history: History,
+        remembering: Bool,
+        fault: Fault = .none
+    ) async throws -> Answer {
         let harness = try Harness(configuration: EngineConfiguration(refreshTokenReuseLeeway: history.leeway))
-        func outcome(_ request: () async -> TestResponse) async -> (Int, [String]) {
-            let write: FaultInjectingStore.Operation =
-                history.rawValue.hasPrefix("code") ? .redeemCode : .rotateRefreshToken
+        func outcome(_ request: () async -> TestResponse) async -> Answer {
+            let isCode = history.rawValue.hasPrefix("code")
+            let write: FaultInjectingStore.Operation = isCode ? .redeemCode : .rotateRefreshToken
             switch fault {
             case .none: break
             case .writeFails: harness.faults.failNext(write)
@@ -201,10 +228,19 @@ struct RememberedRecordTests {
                 harness.faults.failNext(write)
                 harness.faults.failNext(.revokeGrant)
             case .commitLost: harness.faults.failNextAfterCommitting(write)
+            case .backendUnavailable:
+                if remembering { harness.faults.failNextAsUnavailable(write) }
+                harness.faults.failNextAsUnavailable(isCode ? .authorizationCode : .refreshToken)
             }
-            let mark = harness.observer.events.count
+            let (mark, faults, before) =
+                (harness.observer.events.count, harness.faults.injectedFaults.count, harness.memory.snapshot())
             let response = await request()
-            return (response.status, harness.observer.events.dropFirst(mark).map(\.description))
+            return Answer(
+                status: response.status,
+                events: Array(harness.observer.events.dropFirst(mark)),
+                faults: Array(harness.faults.injectedFaults.dropFirst(faults)),
+                storeUnchanged: harness.memory.snapshot() == before
+            )
         }
         if history.rawValue.hasPrefix("code") {
             let verifier = harness.newVerifier()
@@ -266,13 +302,43 @@ struct RememberedRecordTests {
     @Test(
         "After any history, with any fault of the writes, a remembered record gets the status and events a read gets",
         arguments: History.allCases,
-        Fault.allCases
+        Fault.answeredAsRead
     )
     func sameAnswers(after history: History, fault: Fault) async throws {
         let read = try await answer(after: history, remembering: false, fault: fault)
         let remembered = try await answer(after: history, remembering: true, fault: fault)
         #expect(remembered.0 == read.0)
         #expect(remembered.1 == read.1)
+    }
+
+    @Test(
+        "After any history, a remembered record's write that finds the backend unavailable is answered 503 at once, without a read, as a reader's read that finds it so",
+        arguments: History.allCases
+    )
+    func unavailableBackend(after history: History) async throws {
+        let read = try await observed(after: history, remembering: false, fault: .backendUnavailable)
+        let remembered = try await observed(after: history, remembering: true, fault: .backendUnavailable)
+        let (write, lookup): (FaultInjectingStore.Operation, FaultInjectingStore.Operation) =
+            history.rawValue.hasPrefix("code")
+            ? (.redeemCode, .authorizationCode) : (.rotateRefreshToken, .refreshToken)
+        #expect(read.status == 503 && read.faults == [lookup])
+        #expect(remembered.status == read.status)
+        #expect(read.storeUnchanged && remembered.storeUnchanged)
+        // Either the copy went forward to the write, which found the backend unavailable and answered at
+        // once, or its checks refused it and the read decided — and failed as the reader's did. Never
+        // both: the read after an unavailable write would only wait for the backend a second time.
+        #expect(remembered.faults == [write] || remembered.faults == [lookup], "\(remembered.faults)")
+        // The same events, the failure reported of the call that met it.
+        #expect(remembered.events.map(\.kind) == read.events.map(\.kind))
+        let failedCalls = remembered.events.compactMap(\.backendOperation).map(\.rawValue)
+        if remembered.faults == [write] {
+            #expect(
+                failedCalls.count == 1
+                    && failedCalls.allSatisfy { $0.hasPrefix(write == .redeemCode ? "redeem" : "rotate") }
+            )
+        } else {
+            #expect(failedCalls == read.events.compactMap(\.backendOperation).map(\.rawValue))
+        }
     }
 
     // MARK: The account directory

@@ -28,21 +28,30 @@ struct PostgresRememberedRecordsTests {
         let writerObserver = RecordingObserver()
         let otherObserver = RecordingObserver()
 
-        init(leeway: Duration = .zero, rememberedRecords: Int = 10_000) async throws {
+        /// With `writerConnectionWait`, the writer's store has one connection, which its callers wait for
+        /// that long.
+        init(
+            leeway: Duration = .zero,
+            rememberedRecords: Int = 10_000,
+            writerConnectionWait: Duration? = nil
+        ) async throws {
             let schema = PostgresTestDatabase.uniqueSchema()
-            func store(remembering capacity: Int) async throws -> PostgresGrantStore {
+            func store(remembering capacity: Int, connectionWait: Duration? = nil) async throws -> PostgresGrantStore {
                 let store = PostgresGrantStore(
                     clients: Shared.clients,
                     configuration: try PostgresConfiguration(
                         databaseURL: PostgresTestDatabase.url ?? "",
                         schema: schema,
+                        maximumConnections: connectionWait == nil ? 10 : 1,
+                        connectionWaitTimeout: connectionWait ?? .seconds(5),
+                        statementTimeout: PostgresLatch.holdingStatementTimeout,
                         rememberedRecords: capacity
                     )
                 )
                 try await store.migrate()
                 return store
             }
-            writerStore = try await store(remembering: rememberedRecords)
+            writerStore = try await store(remembering: rememberedRecords, connectionWait: writerConnectionWait)
             otherStore = try await store(remembering: rememberedRecords)
             let configuration = EngineConfiguration(refreshTokenReuseLeeway: leeway)
             let (accounts, clock) = (accounts, clock)
@@ -253,6 +262,44 @@ struct PostgresRememberedRecordsTests {
             await pair.other.handle(request: Shared.exchange(code: code2, verifier: verifier2))
         }
         #expect(atOther == 2, "the lookup and the redemption")
+    }
+
+    @Test(
+        "At the writer, a redemption or a rotation that waits out connectionWaitTimeout is answered 503 after that one wait, not read again"
+    )
+    func unavailableWriteIsNotReadAgain() async throws {
+        let pair = try await Pair(writerConnectionWait: .milliseconds(300))
+        let (code, verifier) = try await pair.issueCode()
+        let (token, _) = try await pair.signIn()
+        let latch = try await PostgresLatch.make()
+        defer { latch.close() }
+        let holder = try await PostgresTimeoutTests.occupyConnection(of: pair.writerStore, until: latch)
+        let before = try await pair.otherStore.recordsSnapshot()
+        try await latch.whileClosed {
+            // The writer's one connection is held: its redemption and its rotation of the records it
+            // remembers wait for it, give up, and are answered as they are — a lookup after them would
+            // wait for the same connection a second time.
+            for (request, write) in [
+                (Shared.exchange(code: code, verifier: verifier), BackendOperation.redeemCode),
+                (Self.refresh(token), .rotateRefreshToken),
+            ] {
+                let mark = pair.writerObserver.events.count
+                let response = await pair.writer.handle(request: request)
+                #expect(response.status == 503)
+                let failures = pair.writerObserver.events.dropFirst(mark).filter { $0.backendOperation != nil }
+                #expect(failures.map(\.backendOperation) == [write])
+                let error = failures.first?.backendError as? PostgresError
+                #expect(
+                    error?.kind == .poolTimeout && error?.backendWasUnavailable == true,
+                    "\(String(describing: error))"
+                )
+            }
+        }
+        try await holder.value
+        #expect(try await pair.otherStore.recordsSnapshot() == before)
+        // Nothing was sent: both go through once the connection is free.
+        #expect(await pair.writer.handle(request: Shared.exchange(code: code, verifier: verifier)).status == 200)
+        #expect(await pair.writer.handle(request: Self.refresh(token)).status == 200)
     }
 
     @Test("A store remembers at most rememberedRecords records, the latest, and none with 0")

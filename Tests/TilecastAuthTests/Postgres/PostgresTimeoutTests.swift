@@ -94,6 +94,7 @@ struct PostgresTimeoutTests {
             let started = ContinuousClock.now
             let error = await #expect(throws: PostgresError.self) { _ = try await store.grant(Self.unknownGrant) }
             #expect(error?.kind == .poolTimeout)
+            #expect(error?.backendWasUnavailable == true, "nothing was sent, and nothing else could be")
             #expect(ContinuousClock.now - started < .seconds(5))
 
             let engine = try AuthEngine(store: store, accounts: InMemoryAccountDirectory(activeAccounts: []))
@@ -230,26 +231,50 @@ struct PostgresTimeoutTests {
         )
         defer { store.close() }
         let started = ContinuousClock.now
-        let failures = await withTaskGroup(of: Bool.self) { group in
+        let failures = await withTaskGroup(of: PostgresError?.self) { group in
             for _ in 0..<100 {
                 group.addTask {
                     do {
                         _ = try await store.grant(Self.unknownGrant)
-                        return false
+                        return nil
                     } catch {
-                        return true
+                        return error as? PostgresError
                     }
                 }
             }
-            return await group.reduce(0) { $0 + ($1 ? 1 : 0) }
+            return await group.reduce(into: [PostgresError]()) { if let error = $1 { $0.append(error) } }
         }
         let elapsed = ContinuousClock.now - started
-        #expect(failures == 100)
+        #expect(failures.count == 100)
+        // Waiting for a connect or in line, each found the server unavailable, having sent nothing.
+        #expect(failures.allSatisfy { $0.backendWasUnavailable && [.connection, .poolTimeout].contains($0.kind) })
         // Ten at a time (the pool's size), each waiting up to a second: about ten seconds in all, bounded.
         #expect(elapsed < .seconds(15), "took \(elapsed)")
         // One caller at a time tries, 25 ms doubling to 2 s: a few attempts a second, not one per caller.
         let refused = store.statistics.connectionsRefused
         #expect(refused >= 3 && refused <= 40, "\(refused) connection attempts for 100 callers")
+    }
+
+    @Test(
+        "A statement sent and then lost never says the backend was unavailable, retried or not",
+        arguments: [false, true]
+    )
+    func lostStatementIsNoUnavailability(idempotent: Bool) async throws {
+        let store = try await Self.makeStore()
+        defer { store.close() }
+        // The session ends itself while running the statement, as a crash or an administrator would: the
+        // statement was sent, and a write's commit could have been.
+        let statement = PostgresStatement(
+            name: "test_terminate_self",
+            sql: "SELECT pg_terminate_backend(pg_backend_pid())"
+        )
+        let error = await #expect(throws: PostgresError.self) {
+            try await store.pool.withConnection(idempotent: idempotent) { connection throws(PostgresError) in
+                _ = try connection.execute(statement, [])
+            }
+        }
+        #expect(error?.kind == .connection, "\(String(describing: error))")
+        #expect(error?.backendWasUnavailable == false)
     }
 
     @Test(
@@ -437,6 +462,7 @@ struct PostgresTimeoutTests {
         for pid in pids { kill(pid, SIGCONT) }
         if case .failure(let error as PostgresError) = outcome {
             #expect(error.kind == .timeout, "\(error)")
+            #expect(!error.backendWasUnavailable, "the statement was sent: whether it ran is unknown")
         } else {
             Issue.record("an operation on a frozen backend returned \(outcome)")
         }

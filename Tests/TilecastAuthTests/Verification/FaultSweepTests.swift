@@ -15,6 +15,7 @@ struct FaultSweepTests {
         #expect(results.filter { $0.flow.hasSuffix("on an instance reading every record") }.count >= 10)
         #expect(results.filter { $0.flow.hasSuffix("on an instance remembering what it wrote") }.count >= 10)
         #expect(results.filter { $0.flow.contains("commit lost") }.count >= 5)
+        #expect(results.filter { $0.flow.contains("backend unavailable") }.count >= 5)
         for result in results {
             #expect(result.faults > 0, "\(result.flow) made no store call")
             #expect(result.violations.isEmpty, "\(result.flow): \(result.violations)")
