@@ -11,10 +11,11 @@ public enum BenchmarkStore: Sendable, Equatable {
     /// token the same store wrote, and with the default capacity, more than a run prepares, it remembers
     /// them all (the report's `remembered` column says how many were) — as one instance does, and not as
     /// several behind a balancer, which each remember only their own: `0` measures those. The limiter
-    /// leases up to `leaseSize` attempts per round trip (``PostgresRateLimiter/leaseSize``; 1, its default,
-    /// for none); every request of the benchmark comes from one address, the case leases serve.
+    /// leases up to `leaseSize` attempts per round trip (``PostgresRateLimiter/leaseSize``, 32 as its
+    /// default; 1 for none); every request of the benchmark comes from one address, the case leases serve,
+    /// and `1` measures a round trip for every admission, as for requests each from an address of its own.
     #if PostgreSQL
-    case postgres(databaseURL: String, rememberedRecords: Int = 10_000, leaseSize: Int = 1)
+    case postgres(databaseURL: String, rememberedRecords: Int = 10_000, leaseSize: Int = 32)
     #endif
 
     /// Whether the store remembers the records it wrote, so that the benchmark's operations, which each

@@ -37,12 +37,11 @@ public import TilecastAuth
 /// What leases cost is on the strict side: attempts held by one instance that another, asked by the
 /// same key in those moments, cannot have — fewer than half the capacity across every instance, since
 /// each lease leaves the bucket at least half — and dropped when unused. A key admitted once, or
-/// rarely, never has a lease. Leases are off by default (`leaseSize: 1`); `leaseSize: 32` turns them on.
-/// Why off: while the database is down, a request admitted from a lease reaches the store, where an
-/// exchange or a refresh of a record the store remembers waits for a connection for its write and then
-/// again for its read (two waits of `connectionWaitTimeout`), where the limiter's own failure answers 503
-/// after one; until the engine answers a write that never reached the server without that read, a
-/// limiter that fails first sheds an outage's load sooner. An instance keeps the leases of at most
+/// rarely, never has a lease; `leaseSize: 1` turns them off. While the database is down, a request
+/// admitted from a lease reaches the store instead of the limiter's failing upsert, and is answered 503
+/// after the same one wait of `connectionWaitTimeout`: the store's first operation finds no connection,
+/// and a write on a remembered record that found none is answered without a read
+/// (``PostgresError/backendWasUnavailable``). An instance keeps the leases of at most
 /// 4,096 keys, making room by dropping first the keys no longer recent and then the leases that end
 /// first.
 ///
@@ -54,8 +53,8 @@ public final class PostgresRateLimiter: RateLimiter, Sendable {
     public let refillInterval: Double
     private let pool: PostgresConnectionPool
     private let statements: PostgresStatements
-    /// The most attempts one round trip may admit ahead of their arrival (see "Leases"); 1, the default,
-    /// for none.
+    /// The most attempts one round trip may admit ahead of their arrival (see "Leases"); 32 by default,
+    /// 1 for none.
     public let leaseSize: Int
     /// How long a lease's attempts may be admitted after its round trip, in seconds.
     let leaseLifetime: Double
@@ -70,7 +69,7 @@ public final class PostgresRateLimiter: RateLimiter, Sendable {
         configuration: PostgresConfiguration,
         capacity: Int = 100,
         refillInterval: Double = 1,
-        leaseSize: Int = 1
+        leaseSize: Int = 32
     ) {
         precondition(capacity >= 1, "capacity must be at least 1")
         precondition(refillInterval > 0 && refillInterval.isFinite, "refillInterval must be positive")

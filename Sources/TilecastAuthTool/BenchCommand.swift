@@ -42,8 +42,9 @@ struct BenchCommand: Subcommand {
                             instance does; 0 measures several instances behind a balancer, which read
                             what another wrote
           --lease-size N    with --store postgres: the most admissions the rate limiter leases in one
-                            round trip (default 1, none, as PostgresRateLimiter's; 32 turns leases on);
-                            every request comes from one address, the case leases serve
+                            round trip (default 32, as PostgresRateLimiter's); every request comes from
+                            one address, which leases serve; 1 makes every admission a round trip, as
+                            for requests each from an address of its own
 
         Prints the machine it ran on:
           bench machine processor="<name>" family=<N> model=<N> processors=<N> boot_id=<id> booted_at=<time>
@@ -200,7 +201,7 @@ struct BenchCommand: Subcommand {
         return .postgres(
             databaseURL: databaseURL,
             rememberedRecords: rememberedRecords ?? 10_000,
-            leaseSize: leaseSize ?? 1
+            leaseSize: leaseSize ?? 32
         )
         #else
         throw PostgreSQLSupport.unavailable("bench --store postgres")
