@@ -335,6 +335,17 @@ public final class PostgresGrantStore: GrantStore, Sendable {
     }
 
     /// The outcome of a rotation function: 0 rotated, 1 no such token, 2 grant not live, 3 superseded.
+    /// Runs a later pool operation of a call whose first one reached the server: its failure says nothing
+    /// of the call as ``PostgresError/backendWasUnavailable`` means it — something of the call was sent.
+    private func afterSending<Value>(_ body: () async throws -> Value) async throws -> Value {
+        do {
+            return try await body()
+        } catch var error as PostgresError {
+            error.backendWasUnavailable = false
+            throw error
+        }
+    }
+
     private func rotation(
         _ outcome: Int16,
         of presented: SecretDigest,
@@ -349,7 +360,9 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             return .grantNotLive
         case 3:
             // The token and grant as they stand now, for the engine to tell a reuse from a lost race.
-            guard let lookup = try await lookUpRefreshToken(presented) else { return .notFound }
+            guard let lookup = try await afterSending({ try await lookUpRefreshToken(presented) }) else {
+                return .notFound
+            }
             return .superseded(current: lookup)
         default:
             throw PostgresError(.unexpectedResult, message: "\(statement.name): an unknown outcome")
@@ -386,7 +399,9 @@ public final class PostgresGrantStore: GrantStore, Sendable {
             return .revoked(revoked)
         }
         // Nothing was written; say why, from the grant as it stands.
-        guard let grant = try await self.grant(id), now < grant.expiresAt else { return .notFound }
+        guard let grant = try await afterSending({ try await self.grant(id) }), now < grant.expiresAt else {
+            return .notFound
+        }
         return grant.revocation == nil ? .notFound : .alreadyRevoked(grant)
     }
 

@@ -37,7 +37,7 @@ public import TilecastAuth
 /// What leases cost is on the strict side: attempts held by one instance that another, asked by the
 /// same key in those moments, cannot have — fewer than half the capacity across every instance, since
 /// each lease leaves the bucket at least half — and dropped when unused. A key admitted once, or
-/// rarely, never has a lease; `leaseSize: 1` turns them off. While the database is down, a request
+/// rarely, never has a lease; `leaseSize: 1` turns them off. While the database is stopped, a request
 /// admitted from a lease reaches the store instead of the limiter's failing upsert, and is answered 503
 /// after the same one wait of `connectionWaitTimeout`: the store's first operation finds no connection,
 /// and a write on a remembered record that found none is answered without a read

@@ -302,6 +302,46 @@ struct PostgresRememberedRecordsTests {
         #expect(await pair.writer.handle(request: Self.refresh(token)).status == 200)
     }
 
+    @Test(
+        "A rotation answered superseded whose lookup then finds the store closed is not taken for an unavailable backend: the read decides"
+    )
+    func supersededRotationThenClosedStore() async throws {
+        let pair = try await Pair()
+        let (token, _) = try await pair.signIn()
+        // Rotated through the other instance: the writer's record is stale, and the writer's rotation of
+        // it is answered superseded — after which the store looks the token up, in a second operation.
+        #expect(await pair.other.handle(request: Self.refresh(token)).status == 200)
+        let latch = try await PostgresLatch.make()
+        defer { latch.close() }
+        let schema = pair.writerStore.configuration.schema
+        let locker = try await PostgresTimeoutTests.makeStore(
+            schema: schema,
+            statementTimeout: PostgresLatch.holdingStatementTimeout
+        )
+        let quotedSchema = pair.writerStore.configuration.quotedSchema
+        let holder = Task {
+            defer { locker.close() }
+            try await locker.execute(
+                script: latch.holdingScript(after: "LOCK TABLE \(quotedSchema).grants IN EXCLUSIVE MODE")
+            )
+        }
+        try await latch.waitUntilHeld(schema: schema)
+        let mark = pair.writerObserver.events.count
+        let refresh = Task { await pair.writer.handle(request: Self.refresh(token)) }
+        // The rotation waits for the grants' lock on the server, sent; the store closes meanwhile, so the
+        // lookup after its answer finds no connection.
+        try await latch.watcher.waitUntilWaitingForALock(schema: schema)
+        pair.writerStore.close()
+        try await latch.open()
+        let response = await refresh.value
+        try await holder.value
+        #expect(response.status == 503)
+        let failures = pair.writerObserver.events.dropFirst(mark).filter { $0.backendOperation != nil }
+        // The rotation was sent and answered: its failure is no unavailable backend, so the engine reads,
+        // and the read's failure is the answer, as at a reader.
+        #expect(failures.map(\.backendOperation) == [.loadRefreshToken], "\(failures.map(\.description))")
+    }
+
     @Test("A store remembers at most rememberedRecords records, the latest, and none with 0")
     func rememberedRecordsAreBounded() async throws {
         let bounded = try await Pair(rememberedRecords: 2)
