@@ -41,7 +41,7 @@ public struct PostgresError: BackendAvailabilityError, Sendable, Hashable {
     /// (``Kind/poolTimeout``), none could be opened within it (``Kind/connection``), or the store was
     /// closed (``Kind/closed``). An operation started at that moment would have waited and failed the
     /// same way; the engine answers such a failure of a write without reading the record again
-    /// (``BackendAvailabilityError``). `false` whenever anything of the store's call was sent: a retry's
+    /// (`BackendAvailabilityError`). `false` whenever anything of the store's call was sent: a retry's
     /// failure, and that of a call's later operation (the lookup after a rotation answered superseded,
     /// the read after a revocation that wrote nothing), included.
     public internal(set) var backendWasUnavailable: Bool
