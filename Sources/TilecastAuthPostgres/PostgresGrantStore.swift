@@ -334,7 +334,6 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         ]
     }
 
-    /// The outcome of a rotation function: 0 rotated, 1 no such token, 2 grant not live, 3 superseded.
     /// Runs a later pool operation of a call whose first one reached the server: its failure says nothing
     /// of the call as ``PostgresError/backendWasUnavailable`` means it — something of the call was sent.
     private func afterSending<Value>(_ body: () async throws -> Value) async throws -> Value {
@@ -346,6 +345,7 @@ public final class PostgresGrantStore: GrantStore, Sendable {
         }
     }
 
+    /// The outcome of a rotation function: 0 rotated, 1 no such token, 2 grant not live, 3 superseded.
     private func rotation(
         _ outcome: Int16,
         of presented: SecretDigest,
