@@ -222,8 +222,7 @@ final class PostgresConnection: @unchecked Sendable {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else {
                 abandon()
-                throw PostgresError(
-                    .timeout,
+                throw PostgresError.unanswered(
                     message:
                         "\(label): PostgreSQL did not answer in time; the statement was cancelled and the connection dropped"
                 )
