@@ -222,7 +222,8 @@ final class PostgresConnection: @unchecked Sendable {
             let remaining = ContinuousClock.now.duration(to: deadline)
             guard remaining > .zero else {
                 abandon()
-                throw PostgresError.unanswered(
+                throw PostgresError(
+                    .timeout,
                     message:
                         "\(label): PostgreSQL did not answer in time; the statement was cancelled and the connection dropped"
                 )

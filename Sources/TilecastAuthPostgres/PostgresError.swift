@@ -45,34 +45,18 @@ public struct PostgresError: BackendAvailabilityError, Sendable, Hashable {
     /// failure, and that of a call's later operation (the lookup after a rotation answered superseded,
     /// the read after a revocation that wrote nothing), included.
     public internal(set) var backendWasUnavailable: Bool
-    /// Whether a statement of the operation was sent and PostgreSQL did not answer it within
-    /// ``PostgresConfiguration/operationTimeout`` (``Kind/timeout``): the store cancelled it and dropped the
-    /// connection, and whether a write committed is unknown. A read sent at that moment on that connection
-    /// would have gone unanswered as well; the engine answers such a failure of a write without reading
-    /// the record again (`BackendAvailabilityError`). `false` for every failure that was answered, a lost
-    /// connection included, and for a retry that was not sent because the deadline had passed.
-    public internal(set) var backendDidNotAnswer: Bool
 
     public init(_ kind: Kind, sqlState: String? = nil, message: String) {
         self.kind = kind
         self.sqlState = sqlState
         self.message = message
         self.backendWasUnavailable = false
-        self.backendDidNotAnswer = false
     }
 
     /// A failure of an operation the pool could lend no connection to, before anything of it was sent.
     static func unavailable(_ kind: Kind, message: String) -> PostgresError {
         var error = PostgresError(kind, message: message)
         error.backendWasUnavailable = true
-        return error
-    }
-
-    /// A statement sent and not answered before the operation's deadline: cancelled, its connection
-    /// given up.
-    static func unanswered(message: String) -> PostgresError {
-        var error = PostgresError(.timeout, message: message)
-        error.backendDidNotAnswer = true
         return error
     }
 

@@ -22,36 +22,21 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         /// Whether the failure says the backend was unavailable: asked for with
         /// ``failNextAsUnavailable(_:)``.
         public let backendWasUnavailable: Bool
-        /// Whether the failure says the call was sent and went unanswered until its deadline: asked for
-        /// with ``failNextUnanswered(_:afterCommitting:)``.
-        public let backendDidNotAnswer: Bool
 
-        init(operation: Operation, backendWasUnavailable: Bool = false, backendDidNotAnswer: Bool = false) {
+        init(operation: Operation, backendWasUnavailable: Bool = false) {
             self.operation = operation
             self.backendWasUnavailable = backendWasUnavailable
-            self.backendDidNotAnswer = backendDidNotAnswer
         }
 
         public var description: String {
-            let detail =
-                backendWasUnavailable
-                ? ", the backend unavailable" : backendDidNotAnswer ? ", sent and not answered" : ""
-            return "injected failure of \(operation.rawValue)\(detail)"
+            "injected failure of \(operation.rawValue)\(backendWasUnavailable ? ", the backend unavailable" : "")"
         }
     }
 
-    /// Calls to fail, once, whichever of them comes first, and what their failure says.
+    /// Calls to fail, once, whichever of them comes first.
     private struct AwaitedFailure {
         var operations: Set<Operation>
-        var backendWasUnavailable = false
-        var backendDidNotAnswer = false
-    }
-
-    /// A call to let through and then fail, and what happens before its failure.
-    private struct FailureAfterCommitting {
-        var operation: Operation
-        var backendDidNotAnswer: Bool
-        var meanwhile: (@Sendable () async -> Void)?
+        var backendWasUnavailable: Bool
     }
 
     private struct State {
@@ -60,7 +45,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
         var failCallNumber: Int?
         var calls = 0
         var retainedSessions: [SecretDigest: SessionLookup] = [:]
-        var failAfterCommitting: [FailureAfterCommitting] = []
+        var failAfterCommitting: [(operation: Operation, meanwhile: (@Sendable () async -> Void)?)] = []
         var sessionStartFailures = 0
         var injected: [Operation] = []
         var rotationHook: (@Sendable (Int) async -> Void)?
@@ -104,7 +89,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     /// Makes the next call of any of `operations` throw — once, whichever comes first. For example, the
     /// next Studio session start is `redeemCode` in a code exchange and `replaceSession` in a refresh.
     public func failNext(anyOf operations: Set<Operation>) {
-        state.withLock { $0.failNext.append(AwaitedFailure(operations: operations)) }
+        state.withLock { $0.failNext.append(AwaitedFailure(operations: operations, backendWasUnavailable: false)) }
     }
 
     /// Makes the next call of `operation` throw an error saying the backend was unavailable
@@ -112,23 +97,6 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     /// a store whose connections all stayed busy, or whose server accepted none, throws.
     public func failNextAsUnavailable(_ operation: Operation) {
         state.withLock { $0.failNext.append(AwaitedFailure(operations: [operation], backendWasUnavailable: true)) }
-    }
-
-    /// Makes the next call of `operation` throw an error saying it was sent and nothing answered it before
-    /// its deadline (`BackendAvailabilityError`), as a store whose server froze, or whose network went
-    /// silent, throws. Without `afterCommitting`, the call writes nothing, as a statement cancelled before
-    /// it ran; with it, the call reaches the wrapped store first, as a commit whose answer never came —
-    /// taken by the operations ``failNextAfterCommitting(_:meanwhile:)`` takes.
-    public func failNextUnanswered(_ operation: Operation, afterCommitting: Bool = false) {
-        state.withLock { state in
-            if afterCommitting {
-                state.failAfterCommitting.append(
-                    FailureAfterCommitting(operation: operation, backendDidNotAnswer: true)
-                )
-            } else {
-                state.failNext.append(AwaitedFailure(operations: [operation], backendDidNotAnswer: true))
-            }
-        }
     }
 
     /// Makes the next Studio session start throw: the next ``Operation/redeemCode`` of a code the wrapped
@@ -156,16 +124,11 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     /// takes it. `meanwhile` runs between the commit and the throw: what other requests did before the
     /// lost answer would have arrived.
     public func failNextAfterCommitting(_ operation: Operation, meanwhile: (@Sendable () async -> Void)? = nil) {
-        state.withLock {
-            $0.failAfterCommitting.append(
-                FailureAfterCommitting(operation: operation, backendDidNotAnswer: false, meanwhile: meanwhile)
-            )
-        }
+        state.withLock { $0.failAfterCommitting.append((operation, meanwhile)) }
     }
 
     /// How many failures asked for with ``failNext(_:)``, ``failNext(anyOf:)``, ``failNextAsUnavailable(_:)``,
-    /// ``failNextUnanswered(_:afterCommitting:)``, ``failNextAfterCommitting(_:meanwhile:)`` or
-    /// ``failNextSessionStart()`` still wait for their call.
+    /// ``failNextAfterCommitting(_:meanwhile:)`` or ``failNextSessionStart()`` still wait for their call.
     public var waitingFailures: Int {
         state.withLock { $0.failNext.count + $0.failAfterCommitting.count + $0.sessionStartFailures }
     }
@@ -218,16 +181,16 @@ public final class FaultInjectingStore: GrantStore, Sendable {
     /// Throws when a failure after committing is waiting for `operation`, taking it, once what it lets
     /// happen meanwhile has run.
     private func leave(_ operation: Operation) async throws {
-        let waiting = state.withLock { state -> FailureAfterCommitting? in
+        let waiting = state.withLock { state -> (@Sendable () async -> Void)?? in
             guard let index = state.failAfterCommitting.firstIndex(where: { $0.operation == operation }) else {
-                return nil
+                return .none
             }
-            return state.failAfterCommitting.remove(at: index)
+            return .some(state.failAfterCommitting.remove(at: index).meanwhile)
         }
-        guard let waiting else { return }
-        await waiting.meanwhile?()
+        guard case .some(let meanwhile) = waiting else { return }
+        await meanwhile?()
         state.withLock { $0.injected.append(operation) }
-        throw InjectedFault(operation: operation, backendDidNotAnswer: waiting.backendDidNotAnswer)
+        throw InjectedFault(operation: operation)
     }
 
     /// Throws when a session start's failure waits, taking it.
@@ -254,11 +217,7 @@ public final class FaultInjectingStore: GrantStore, Sendable {
             }
             let failure = state.failNext.remove(at: index)
             state.injected.append(operation)
-            return InjectedFault(
-                operation: operation,
-                backendWasUnavailable: failure.backendWasUnavailable,
-                backendDidNotAnswer: failure.backendDidNotAnswer
-            )
+            return InjectedFault(operation: operation, backendWasUnavailable: failure.backendWasUnavailable)
         }
         if let fault {
             throw fault

@@ -17,8 +17,8 @@ import TilecastAuth
 /// wrote (`GrantStore`'s "Remembered records"), among them the records another instance has since used
 /// up. Then each write a flow makes is failed *after* committing, as a lost connection does, on both
 /// instances side by side: the remembering one must answer, leave the store and answer the retry as the
-/// reading one does; and each such write is failed as one that found the backend unavailable, and as one
-/// sent and never answered, against a reading instance whose read failed so.
+/// reading one does; and each such write is failed as one that found the backend unavailable, against a
+/// reading instance whose read found it so.
 public enum FaultSweep: Sendable {
     /// What one flow's sweep found.
     public struct FlowResult: Sendable {
@@ -41,31 +41,9 @@ public enum FaultSweep: Sendable {
         for flow in [Flow.codeExchange, .refresh, .refreshWithSession, .staleCodeReplay, .staleRefreshReuse] {
             results.append(await loseCommits(of: flow))
             results.append(await failWriteThenRead(in: flow))
-            for failure in ReadSharedFailure.allCases {
-                results.append(await meet(failure, in: flow))
-            }
-        }
-        // A write of a record the store holds as remembered commits; on a record another instance used
-        // up it writes nothing, and `meet(_:in:)` compares it with a reader whose read went unanswered.
-        for flow in [Flow.codeExchange, .refresh, .refreshWithSession] {
-            results.append(await loseCommits(of: flow, unanswered: true))
+            results.append(await findBackendUnavailable(in: flow))
         }
         return results
-    }
-
-    /// A write's failure that says a read begun with the write would have failed alike
-    /// (`BackendAvailabilityError`).
-    enum ReadSharedFailure: String, CaseIterable {
-        case unavailable = "the backend unavailable to its write"
-        case unanswered = "its write sent and not answered"
-
-        /// Makes the next call of `operation` in `faults` fail so.
-        func inject(_ operation: FaultInjectingStore.Operation, into faults: FaultInjectingStore) {
-            switch self {
-            case .unavailable: faults.failNextAsUnavailable(operation)
-            case .unanswered: faults.failNextUnanswered(operation)
-            }
-        }
     }
 
     enum Flow: String, CaseIterable {
@@ -206,18 +184,17 @@ public enum FaultSweep: Sendable {
         return world.storeShape()
     }
 
-    /// Runs `flow` with each write it may make failing after its commit — the connection lost, or with
-    /// `unanswered` the answer never coming — on a reading and a remembering instance side by side, and
-    /// compares what they answer, what they leave in the store, and how they answer the retry.
-    private static func loseCommits(of flow: Flow, unanswered: Bool = false) async -> FlowResult {
-        let name =
-            "\(flow.rawValue), its write's commit \(unanswered ? "never answered" : "lost"), remembering against reading"
+    /// Runs `flow` with each write it may make failing after its commit, on a reading and a remembering
+    /// instance side by side, and compares what they answer, what they leave in the store, and how they
+    /// answer the retry.
+    private static func loseCommits(of flow: Flow) async -> FlowResult {
+        let name = "\(flow.rawValue), its write's commit lost, remembering against reading"
         var violations: [String] = []
         var faults = 0
         for write in [FaultInjectingStore.Operation.redeemCode, .rotateRefreshToken] {
             do {
-                let reading = try await loseCommit(of: write, in: flow, on: .reading, unanswered: unanswered)
-                let remembering = try await loseCommit(of: write, in: flow, on: .remembering, unanswered: unanswered)
+                let reading = try await loseCommit(of: write, in: flow, on: .reading)
+                let remembering = try await loseCommit(of: write, in: flow, on: .remembering)
                 guard reading.taken || remembering.taken else { continue }
                 faults += 1
                 if let broken = reading.broken ?? remembering.broken {
@@ -276,22 +253,21 @@ public enum FaultSweep: Sendable {
         }
     }
 
-    /// Fails, on a remembering instance, the write `flow` goes forward to with `failure` — the backend
-    /// unavailable, or the write sent and not answered (`BackendAvailabilityError`) — and on a reading
-    /// instance the read with the same: both answer a clean 503 and change nothing, the remembering one
-    /// without a read after its write — a reader whose read began as the write did would have found the
-    /// backend unavailable too, or gone unanswered — and each answers the retry, with nothing failing, as
-    /// the flow does.
-    private static func meet(_ failure: ReadSharedFailure, in flow: Flow) async -> FlowResult {
-        let name = "\(flow.rawValue), \(failure.rawValue), remembering against reading"
+    /// Fails, on a remembering instance, the write `flow` goes forward to with an error saying the backend
+    /// was unavailable (`BackendAvailabilityError`), and on a reading instance the read with the same:
+    /// both answer a clean 503 and change nothing, the remembering one without a read after its write —
+    /// a reader whose read began as the write did would have found the backend unavailable too — and
+    /// each answers the retry, with nothing failing, as the flow does.
+    private static func findBackendUnavailable(in flow: Flow) async -> FlowResult {
+        let name = "\(flow.rawValue), the backend unavailable to its write, remembering against reading"
         guard let (write, read) = flow.rememberedWriteAndRead else {
             return FlowResult(flow: name, faults: 0, violations: ["the flow has no remembered write"])
         }
         do {
             let reading = try await SweepWorld(.reading)
-            failure.inject(read, into: reading.faults)
+            reading.faults.failNextAsUnavailable(read)
             let remembering = try await SweepWorld(.remembering)
-            failure.inject(write, into: remembering.faults)
+            remembering.faults.failNextAsUnavailable(write)
             var observed: [[String]] = []
             for (world, fault) in [(reading, read), (remembering, write)] {
                 let (before, calls) = (world.memory.snapshot(), world.faults.callCount)
@@ -323,20 +299,15 @@ public enum FaultSweep: Sendable {
         }
     }
 
-    /// What one instance did when `write`'s commit was lost in `flow`, or with `unanswered` never answered:
-    /// whether the fault was taken, what was seen, and anything half-done.
+    /// What one instance did when `write`'s commit was lost in `flow`: whether the fault was taken, what
+    /// was seen, and anything half-done.
     private static func loseCommit(
         of write: FaultInjectingStore.Operation,
         in flow: Flow,
-        on instance: Instance,
-        unanswered: Bool
+        on instance: Instance
     ) async throws -> (taken: Bool, observed: [String], broken: String?) {
         let world = try await SweepWorld(instance)
-        if unanswered {
-            world.faults.failNextUnanswered(write, afterCommitting: true)
-        } else {
-            world.faults.failNextAfterCommitting(write)
-        }
+        world.faults.failNextAfterCommitting(write)
         let first = try await world.perform(flow)
         let firstEvents = world.events.taken()
         let taken = world.faults.waitingFailures == 0

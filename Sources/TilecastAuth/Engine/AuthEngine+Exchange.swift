@@ -302,9 +302,9 @@ extension AuthEngine {
                 case .answered(let next):
                     machine = trial
                     return next
-                case .threw(let operation, let error, _) where Self.aReadWouldHaveFailedAlike(error):
-                    // Nothing was sent, or nothing answered what was: a read then would have waited for the
-                    // same backend and failed the same way. Answered as that reader's failed read.
+                case .threw(let operation, let error, _) where Self.backendWasUnavailable(error):
+                    // Nothing was sent, and a read would have waited for the same backend and failed the
+                    // same way: answered as a reader whose read found the backend unavailable.
                     machine = trial
                     return failed(operation, error, &machine)
                 case .threw(let operation, let error, let write):
@@ -453,11 +453,9 @@ extension AuthEngine {
         )
     }
 
-    /// Whether `error` says its operation never reached the backend, which could take no operation then,
-    /// or reached it and went unanswered until its deadline: a read begun with it would have failed too.
-    private static func aReadWouldHaveFailedAlike(_ error: any Error) -> Bool {
-        guard let error = error as? any BackendAvailabilityError else { return false }
-        return error.backendWasUnavailable || error.backendDidNotAnswer
+    /// Whether `error` says its operation never reached the backend, which could take no operation then.
+    private static func backendWasUnavailable(_ error: any Error) -> Bool {
+        (error as? any BackendAvailabilityError)?.backendWasUnavailable == true
     }
 
     /// The account directory's answer, or its failure.

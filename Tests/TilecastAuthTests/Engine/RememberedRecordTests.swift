@@ -183,16 +183,12 @@ struct RememberedRecordTests {
         /// The backend is unavailable from the request on (`BackendAvailabilityError`): the read fails
         /// so, and on a remembering instance the write it goes forward to as well.
         case backendUnavailable
-        /// The backend answers nothing from the request on: the read is sent and goes unanswered until
-        /// its deadline, and on a remembering instance the write it goes forward to as well, cancelled
-        /// before it ran.
-        case backendSilent
 
         var testDescription: String { rawValue }
 
         /// The faults after which a remembered record gets exactly a read's status and events. With the
-        /// backend unavailable or silent the status is the same, and the failure reported is the call
-        /// that met it: `readSharedFailure`.
+        /// backend unavailable the status is the same, and the failure reported is the call that found
+        /// it so: `backendUnavailable`.
         static let answeredAsRead: [Fault] = [.none, .writeFails, .writesFail, .commitLost]
     }
 
@@ -235,9 +231,6 @@ struct RememberedRecordTests {
             case .backendUnavailable:
                 if remembering { harness.faults.failNextAsUnavailable(write) }
                 harness.faults.failNextAsUnavailable(isCode ? .authorizationCode : .refreshToken)
-            case .backendSilent:
-                if remembering { harness.faults.failNextUnanswered(write) }
-                harness.faults.failNextUnanswered(isCode ? .authorizationCode : .refreshToken)
             }
             let (mark, faults, before) =
                 (harness.observer.events.count, harness.faults.injectedFaults.count, harness.memory.snapshot())
@@ -319,22 +312,21 @@ struct RememberedRecordTests {
     }
 
     @Test(
-        "After any history, a remembered record's write that finds the backend unavailable, or goes unanswered, is answered 503 at once, without a read, as a reader's read that fails so",
-        arguments: History.allCases,
-        [Fault.backendUnavailable, .backendSilent]
+        "After any history, a remembered record's write that finds the backend unavailable is answered 503 at once, without a read, as a reader's read that finds it so",
+        arguments: History.allCases
     )
-    func readSharedFailure(after history: History, fault: Fault) async throws {
-        let read = try await observed(after: history, remembering: false, fault: fault)
-        let remembered = try await observed(after: history, remembering: true, fault: fault)
+    func unavailableBackend(after history: History) async throws {
+        let read = try await observed(after: history, remembering: false, fault: .backendUnavailable)
+        let remembered = try await observed(after: history, remembering: true, fault: .backendUnavailable)
         let (write, lookup): (FaultInjectingStore.Operation, FaultInjectingStore.Operation) =
             history.rawValue.hasPrefix("code")
             ? (.redeemCode, .authorizationCode) : (.rotateRefreshToken, .refreshToken)
         #expect(read.status == 503 && read.faults == [lookup])
         #expect(remembered.status == read.status)
         #expect(read.storeUnchanged && remembered.storeUnchanged)
-        // Either the copy went forward to the write, which met the failure and answered at once, or its
-        // checks refused it and the read decided — and failed as the reader's did. Never both: the read
-        // after such a write would only wait for the backend a second time.
+        // Either the copy went forward to the write, which found the backend unavailable and answered at
+        // once, or its checks refused it and the read decided — and failed as the reader's did. Never
+        // both: the read after an unavailable write would only wait for the backend a second time.
         #expect(remembered.faults == [write] || remembered.faults == [lookup], "\(remembered.faults)")
         // The same events, the failure reported of the call that met it.
         #expect(remembered.events.map(\.kind) == read.events.map(\.kind))

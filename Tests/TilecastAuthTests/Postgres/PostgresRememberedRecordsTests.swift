@@ -29,20 +29,14 @@ struct PostgresRememberedRecordsTests {
         let otherObserver = RecordingObserver()
 
         /// With `writerConnectionWait`, the writer's store has one connection, which its callers wait for
-        /// that long; with `writerOperationTimeout`, the writer's store gives up on an unanswered statement
-        /// after that long, long before the server's statement timeout would end it.
+        /// that long.
         init(
             leeway: Duration = .zero,
             rememberedRecords: Int = 10_000,
-            writerConnectionWait: Duration? = nil,
-            writerOperationTimeout: Duration? = nil
+            writerConnectionWait: Duration? = nil
         ) async throws {
             let schema = PostgresTestDatabase.uniqueSchema()
-            func store(
-                remembering capacity: Int,
-                connectionWait: Duration? = nil,
-                operationTimeout: Duration? = nil
-            ) async throws -> PostgresGrantStore {
+            func store(remembering capacity: Int, connectionWait: Duration? = nil) async throws -> PostgresGrantStore {
                 let store = PostgresGrantStore(
                     clients: Shared.clients,
                     configuration: try PostgresConfiguration(
@@ -51,18 +45,13 @@ struct PostgresRememberedRecordsTests {
                         maximumConnections: connectionWait == nil ? 10 : 1,
                         connectionWaitTimeout: connectionWait ?? .seconds(5),
                         statementTimeout: PostgresLatch.holdingStatementTimeout,
-                        operationTimeout: operationTimeout,
                         rememberedRecords: capacity
                     )
                 )
                 try await store.migrate()
                 return store
             }
-            writerStore = try await store(
-                remembering: rememberedRecords,
-                connectionWait: writerConnectionWait,
-                operationTimeout: writerOperationTimeout
-            )
+            writerStore = try await store(remembering: rememberedRecords, connectionWait: writerConnectionWait)
             otherStore = try await store(remembering: rememberedRecords)
             let configuration = EngineConfiguration(refreshTokenReuseLeeway: leeway)
             let (accounts, clock) = (accounts, clock)
@@ -309,60 +298,6 @@ struct PostgresRememberedRecordsTests {
         try await holder.value
         #expect(try await pair.otherStore.recordsSnapshot() == before)
         // Nothing was sent: both go through once the connection is free.
-        #expect(await pair.writer.handle(request: Shared.exchange(code: code, verifier: verifier)).status == 200)
-        #expect(await pair.writer.handle(request: Self.refresh(token)).status == 200)
-    }
-
-    @Test(
-        "At the writer, a redemption or a rotation PostgreSQL leaves unanswered past operationTimeout is answered 503 after that one deadline, not read again"
-    )
-    func unansweredWriteIsNotReadAgain() async throws {
-        let pair = try await Pair(writerOperationTimeout: .milliseconds(400))
-        let (code, verifier) = try await pair.issueCode()
-        let (token, _) = try await pair.signIn()
-        let before = try await pair.otherStore.recordsSnapshot()
-        let latch = try await PostgresLatch.make()
-        defer { latch.close() }
-        let schema = pair.writerStore.configuration.schema
-        let quotedSchema = pair.writerStore.configuration.quotedSchema
-        let locker = try await PostgresTimeoutTests.makeStore(
-            schema: schema,
-            statementTimeout: PostgresLatch.holdingStatementTimeout
-        )
-        // Readers wait as well as writers, as on a server that answers nothing: a lookup after the write
-        // would wait out a second deadline.
-        let lock = "LOCK TABLE \(quotedSchema).codes, \(quotedSchema).refresh_tokens IN ACCESS EXCLUSIVE MODE"
-        let holder = Task {
-            defer { locker.close() }
-            try await locker.execute(script: latch.holdingScript(after: lock))
-        }
-        try await latch.waitUntilHeld(schema: schema)
-        try await latch.whileClosed {
-            for (request, write) in [
-                (Shared.exchange(code: code, verifier: verifier), BackendOperation.redeemCode),
-                (Self.refresh(token), .rotateRefreshToken),
-            ] {
-                let mark = pair.writerObserver.events.count
-                let response = await pair.writer.handle(request: request)
-                #expect(response.status == 503)
-                let failures = pair.writerObserver.events.dropFirst(mark).filter { $0.backendOperation != nil }
-                #expect(failures.map(\.backendOperation) == [write], "\(failures.map(\.description))")
-                let error = failures.first?.backendError as? PostgresError
-                #expect(
-                    error?.kind == .timeout && error?.backendDidNotAnswer == true,
-                    "\(String(describing: error))"
-                )
-            }
-            // The writes were cancelled while they waited for the lock: none is left to run once it goes.
-            let deadline = ContinuousClock.now + .seconds(20)
-            while try await latch.watcher.sessionsWaitingForALock(schema: schema) > 0, ContinuousClock.now < deadline {
-                try await Task.sleep(for: .milliseconds(10))
-            }
-            #expect(try await latch.watcher.sessionsWaitingForALock(schema: schema) == 0)
-        }
-        try await holder.value
-        #expect(try await pair.otherStore.recordsSnapshot() == before)
-        // Cancelled before they ran: both go through once the lock is gone.
         #expect(await pair.writer.handle(request: Shared.exchange(code: code, verifier: verifier)).status == 200)
         #expect(await pair.writer.handle(request: Self.refresh(token)).status == 200)
     }

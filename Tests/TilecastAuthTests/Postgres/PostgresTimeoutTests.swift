@@ -154,7 +154,6 @@ struct PostgresTimeoutTests {
                 _ = try await store.redeemCode(code.digest, issuing: issuance, at: now)
             }
             #expect(error?.sqlState == "57014")
-            #expect(error?.backendDidNotAnswer == false, "the server answered: it cancelled the statement")
             #expect(ContinuousClock.now - started < .seconds(5))
         }
 
@@ -278,7 +277,6 @@ struct PostgresTimeoutTests {
         }
         #expect(error?.kind == (retriedRead ? .closed : .connection), "\(String(describing: error))")
         #expect(error?.backendWasUnavailable == false)
-        #expect(error?.backendDidNotAnswer == false, "a closed connection or a closed store is an answer")
     }
 
     @Test(
@@ -467,7 +465,6 @@ struct PostgresTimeoutTests {
         if case .failure(let error as PostgresError) = outcome {
             #expect(error.kind == .timeout, "\(error)")
             #expect(!error.backendWasUnavailable, "the statement was sent: whether it ran is unknown")
-            #expect(error.backendDidNotAnswer, "and nothing answered it before the deadline")
         } else {
             Issue.record("an operation on a frozen backend returned \(outcome)")
         }
